@@ -1,0 +1,186 @@
+"""Floating-point instructions (f32 and f64) over the active lanes of a warp (numba).
+
+f32 arithmetic is computed in float64 and rounded once to float32, which is exact for add, sub,
+mul, div and sqrt (53 >= 2*24 + 2); fma uses LLVM's fused intrinsic; .approx functions are
+computed in double precision, well within PTX's stated error bounds. .ftz flushes f32 subnormal
+inputs and results; .sat clamps to [0, 1] (NaN -> 0).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from gpusim.isa import opcodes as oc
+from gpusim.isa.bits import bits_of_f32, bits_of_f64, fma32, fma64, ftz32, round_f32, round_integral
+from gpusim.isa.types import T_F32, T_F64
+from gpusim.sm.operands import fval, put
+
+OP_ADD, OP_SUB, OP_MUL, OP_MAD, OP_FMA = oc.OP["add"], oc.OP["sub"], oc.OP["mul"], oc.OP["mad"], oc.OP["fma"]
+OP_DIV, OP_ABS, OP_NEG, OP_MIN, OP_MAX = oc.OP["div"], oc.OP["abs"], oc.OP["neg"], oc.OP["min"], oc.OP["max"]
+OP_SQRT, OP_RCP, OP_RSQRT, OP_EX2, OP_LG2 = oc.OP["sqrt"], oc.OP["rcp"], oc.OP["rsqrt"], oc.OP["ex2"], oc.OP["lg2"]
+OP_SIN, OP_COS, OP_TANH, OP_COPYSIGN = oc.OP["sin"], oc.OP["cos"], oc.OP["tanh"], oc.OP["copysign"]
+OP_TESTP = oc.OP["testp"]
+CANON_NAN32 = 0x7FFFFFFF
+
+
+@njit(cache=True)
+def gatherf(P, M, i, s, w, mask, ty, row, ftz):
+    for l in range(32):
+        if (mask >> l) & 1:
+            v = fval(P, M, i, s, w, l, ty)
+            if ftz and ty == T_F32:
+                v = np.float64(ftz32(np.float32(v)))
+            M.sf[row, l] = v
+
+
+@njit(cache=True)
+def store_f(P, M, i, w, l, v, ty, rnd, ftz, sat):
+    if sat:
+        v = 0.0 if np.isnan(v) else min(max(v, 0.0), 1.0)
+    if ty == T_F64:
+        put(P, M, i, oc.D0, w, l, bits_of_f64(v))
+        return
+    r = round_f32(v, rnd) if rnd <= 3 else np.float32(v)
+    if ftz:
+        r = ftz32(r)
+    put(P, M, i, oc.D0, w, l, bits_of_f32(r))
+
+
+@njit(cache=True)
+def _fmin(a, b, is_max):
+    if np.isnan(a):
+        return b
+    if np.isnan(b):
+        return a
+    if a == b == 0.0:
+        # -0 < +0 for min/max purposes
+        sa, sb = math.copysign(1.0, a), math.copysign(1.0, b)
+        if is_max:
+            return a if sa > sb else b
+        return a if sa < sb else b
+    if is_max:
+        return a if a > b else b
+    return a if a < b else b
+
+
+@njit(cache=True)
+def exec_float(P, M, i, w, mask):
+    op = P.ins[i, oc.F_OP]
+    ty = P.ins[i, oc.F_TYPE]
+    fl = P.ins[i, oc.F_FLAGS]
+    rnd = P.ins[i, oc.F_MOD2]
+    ftz = (fl & oc.FL_FTZ) != 0
+    sat = (fl & oc.FL_SAT) != 0
+    nsrc = P.ins[i, oc.F_NSRC]
+    A, B, C = M.sf[0], M.sf[1], M.sf[2]
+    if op == OP_ABS or op == OP_NEG or op == OP_COPYSIGN:
+        _sign_ops(P, M, i, w, mask, op, ty, ftz)
+        return
+    if op == OP_TESTP:
+        _testp(P, M, i, w, mask, ty)
+        return
+    gatherf(P, M, i, oc.S0, w, mask, ty, 0, ftz)
+    if nsrc > 1:
+        gatherf(P, M, i, oc.S0 + 1, w, mask, ty, 1, ftz)
+    if nsrc > 2:
+        gatherf(P, M, i, oc.S0 + 2, w, mask, ty, 2, ftz)
+    f32 = ty == T_F32
+    for l in range(32):
+        if not (mask >> l) & 1:
+            continue
+        a = A[l]
+        if op == OP_ADD:
+            v = a + B[l]
+        elif op == OP_SUB:
+            v = a - B[l]
+        elif op == OP_MUL:
+            v = a * B[l]
+        elif op == OP_FMA or op == OP_MAD:
+            if f32:
+                v = np.float64(fma32(a, B[l], C[l]))
+            else:
+                v = fma64(a, B[l], C[l])
+        elif op == OP_DIV:
+            v = a / B[l] if B[l] != 0.0 else (np.nan if a == 0.0 or np.isnan(a) else math.copysign(
+                np.inf, a) * math.copysign(1.0, B[l]))
+        elif op == OP_MIN or op == OP_MAX:
+            v = _fmin(a, B[l], op == OP_MAX)
+            if np.isnan(v) and f32:
+                put(P, M, i, oc.D0, w, l, CANON_NAN32)
+                continue
+        elif op == OP_SQRT:
+            v = math.sqrt(a) if a >= 0.0 else (a if a == 0.0 else np.nan)
+        elif op == OP_RCP:
+            v = 1.0 / a if a != 0.0 else math.copysign(np.inf, a)
+        elif op == OP_RSQRT:
+            v = 1.0 / math.sqrt(a) if a > 0.0 else (math.copysign(np.inf, a) if a == 0.0 else np.nan)
+        elif op == OP_EX2:
+            v = 2.0 ** a if a < 1024.0 else np.inf
+        elif op == OP_LG2:
+            v = math.log2(a) if a > 0.0 else (-np.inf if a == 0.0 else np.nan)
+        elif op == OP_SIN:
+            v = math.sin(a) if not np.isinf(a) else np.nan
+        elif op == OP_COS:
+            v = math.cos(a) if not np.isinf(a) else np.nan
+        elif op == OP_TANH:
+            v = math.tanh(a)
+        else:
+            v = a
+        if f32 and (op == OP_SQRT or op == OP_RCP or op == OP_DIV) and rnd == 0:
+            store_f(P, M, i, w, l, v, ty, 0, ftz, sat)
+        else:
+            store_f(P, M, i, w, l, v, ty, rnd if rnd <= 3 else 0, ftz, sat)
+
+
+@njit(cache=True)
+def _sign_ops(P, M, i, w, mask, op, ty, ftz):
+    from gpusim.sm.operands import bits
+    sign = np.int64(1) << (63 if ty == T_F64 else 31)
+    for l in range(32):
+        if not (mask >> l) & 1:
+            continue
+        a = bits(P, M, i, oc.S0, w, l)
+        if ty != T_F64:
+            a &= 0xFFFFFFFF
+            if ftz:
+                a = bits_of_f32(ftz32(np.uint32(a).view(np.float32)))
+        if op == OP_ABS:
+            r = a & ~sign
+        elif op == OP_NEG:
+            r = a ^ sign
+        else:   # copysign d, a, b: magnitude of b, sign of a
+            b = bits(P, M, i, oc.S0 + 1, w, l)
+            if ty != T_F64:
+                b &= 0xFFFFFFFF
+            r = (b & ~sign) | (a & sign)
+        put(P, M, i, oc.D0, w, l, r)
+
+
+@njit(cache=True)
+def _testp(P, M, i, w, mask, ty):
+    kind = P.ins[i, oc.F_MOD]
+    for l in range(32):
+        if not (mask >> l) & 1:
+            continue
+        v = fval(P, M, i, oc.S0, w, l, ty)
+        if kind == 0:
+            r = np.isfinite(v)
+        elif kind == 1:
+            r = np.isinf(v)
+        elif kind == 2:
+            r = not np.isnan(v)
+        elif kind == 3:
+            r = np.isnan(v)
+        else:
+            tiny = 1.1754943508222875e-38 if ty == T_F32 else 2.2250738585072014e-308
+            normal = np.isfinite(v) and abs(v) >= tiny
+            sub = v != 0.0 and abs(v) < tiny
+            r = normal if kind == 4 else sub
+        put(P, M, i, oc.D0, w, l, 1 if r else 0)
+
+
+@njit(cache=True)
+def integral(v, rnd):
+    return round_integral(v, rnd)

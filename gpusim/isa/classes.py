@@ -1,0 +1,28 @@
+"""Which pipeline executes an instruction (timing class), decided once at decode time."""
+from __future__ import annotations
+
+from gpusim.isa import opcodes as oc
+from gpusim.isa.types import T_F64, TYPE_KIND
+
+_SFU = {"sqrt", "rcp", "rsqrt", "ex2", "lg2", "sin", "cos", "tanh"}
+_BRANCH = {"bra", "call", "ret", "exit", "retf", "trap"}
+
+
+def instruction_class(base: str, ty: int, flags: int, space: int) -> int:
+    if base in ("ld", "ldu", "st"):
+        return oc.C_LDST
+    if base in ("atom", "red"):
+        return oc.C_ATOMIC
+    if base in _BRANCH:
+        return oc.C_BRANCH
+    if base == "bar":
+        return oc.C_BARRIER
+    if base in ("shfl", "vote", "activemask", "redux", "membar", "nop", "nanosleep", "brkpt", "prefetch"):
+        return oc.C_MISC
+    if ty == T_F64:
+        return oc.C_FP64
+    if base in _SFU or (base == "div" and TYPE_KIND.get(ty) == 3):
+        return oc.C_SFU
+    if TYPE_KIND.get(ty) == 3:
+        return oc.C_FP32
+    return oc.C_INT

@@ -1,0 +1,483 @@
+"""Decode a parsed kernel (and the .func functions it may call) into numeric arrays.
+
+The executor never sees Python objects: it reads `ins`/`opk`/`opv`/`opo` (see opcodes.py) and a call
+table. Symbols are resolved here to addresses in their state space; branch targets to pcs; each
+branch gets its reconvergence pc from the control-flow graph (cfg.py).
+"""
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gpusim.errors import PTXSyntaxError, UnsupportedInstruction
+from gpusim.isa import ast
+from gpusim.isa import opcodes as oc
+from gpusim.isa.cfg import reconvergence_points
+from gpusim.isa.classes import instruction_class
+from gpusim.isa.modifiers import classify
+from gpusim.isa.types import T_F32, T_F64, TYPE_CODE, TYPE_KIND, TYPE_SIZE
+from gpusim.memory.spaces import GLOBAL_BASE
+
+MAX_CALL_ARGS = 8
+CALL_W = 3 + 3 * (MAX_CALL_ARGS + 2)
+
+
+@dataclass
+class Param:
+    name: str
+    offset: int
+    size: int
+    type: str
+
+
+@dataclass
+class DecodedKernel:
+    name: str
+    file: str
+    ins: np.ndarray
+    opk: np.ndarray
+    opv: np.ndarray
+    opo: np.ndarray
+    calls: np.ndarray
+    nregs: int
+    params: list
+    param_size: int
+    shared_static: int
+    local_size: int
+    globals_size: int
+    global_inits: list          # (offset from GLOBAL_BASE, bytes)
+    const_bytes: bytes
+    ptx_lines: list             # per pc
+    src_lines: list             # per pc: (file path, line) or None
+    texts: list                 # per pc: instruction text
+    reg_estimate: int           # 32-bit registers per thread, estimated from declarations
+    directives: dict = field(default_factory=dict)
+
+    @property
+    def n(self) -> int:
+        return len(self.ins)
+
+
+def _align(x: int, a: int) -> int:
+    return (x + a - 1) // a * a if a > 1 else x
+
+
+class _Layout:
+    """Byte offsets of variables within one state space."""
+
+    def __init__(self, start: int = 0):
+        self.size = start
+        self.addr: dict[str, int] = {}
+
+    def place(self, name: str, size: int, align: int) -> int:
+        if name in self.addr:
+            return self.addr[name]
+        off = _align(self.size, max(align, 1))
+        self.addr[name] = off
+        self.size = off + size
+        return off
+
+
+def _init_bytes(decl: ast.VarDecl, resolve) -> bytes:
+    code = TYPE_CODE[decl.type]
+    size = TYPE_SIZE[code]
+    out = bytearray()
+    for v in decl.init or []:
+        if isinstance(v, tuple):
+            out += struct.pack("<Q", resolve(v[1]))[:size]
+        elif TYPE_KIND[code] == 3:
+            out += struct.pack("<f" if size == 4 else "<d", float(v))
+        else:
+            out += (int(v) & ((1 << (8 * size)) - 1)).to_bytes(size, "little")
+    return bytes(out[: decl.size])
+
+
+class Decoder:
+    def __init__(self, module: ast.Module, kernel: str):
+        self.m = module
+        self.k = module.functions[kernel]
+        self.file = module.file
+        self.glob = _Layout()
+        self.const = _Layout()
+        self.shared = _Layout()
+        self.local = _Layout()
+        self.params = _Layout()
+        self.regs: dict[tuple, int] = {}
+        self.sym: dict[str, tuple[int, int]] = {}   # name -> (space, address)
+        self.func_sym: dict[tuple, tuple[int, int]] = {}
+        self.global_inits: list = []
+        self.reg_bits = 0
+
+    # ------------------------------------------------------------------ symbols
+    def layout(self):
+        extern_shared = []
+        for v in self.m.vars:
+            if v.space == "global":
+                off = self.glob.place(v.name, max(v.size, 1), v.align or 8)
+                self.sym[v.name] = (oc.SP_GLOBAL, GLOBAL_BASE + off)
+            elif v.space == "const":
+                off = self.const.place(v.name, max(v.size, 1), v.align or 4)
+                self.sym[v.name] = (oc.SP_CONST, off)
+            elif v.space == "shared":
+                if v.count == 0:
+                    extern_shared.append(v)
+                else:
+                    self.sym[v.name] = (oc.SP_SHARED, self.shared.place(v.name, v.size, v.align or 4))
+        for fn in self._functions():
+            for v in fn.vars:
+                key = (fn.name, v.name)
+                if v.space == "shared":
+                    if v.count == 0:
+                        extern_shared.append(v)
+                    else:
+                        self.func_sym[key] = (oc.SP_SHARED, self.shared.place(
+                            f"{fn.name}::{v.name}", v.size, v.align or 4))
+                elif v.space in ("local", "param"):
+                    self.func_sym[key] = (oc.SP_LOCAL, self.local.place(
+                        f"{fn.name}::{v.name}", max(v.size, 1), v.align or 4))
+                elif v.space == "global":
+                    off = self.glob.place(f"{fn.name}::{v.name}", max(v.size, 1), v.align or 8)
+                    self.func_sym[key] = (oc.SP_GLOBAL, GLOBAL_BASE + off)
+            if fn.kind == "func":
+                for v in fn.params + fn.rets:
+                    self.func_sym[(fn.name, v.name)] = (oc.SP_LOCAL, self.local.place(
+                        f"{fn.name}::{v.name}", max(v.size, 1), max(v.align, v.elem_size, 1)))
+        for v in self.k.params:
+            off = self.params.place(v.name, v.size, max(v.align, min(v.elem_size, 8), 1))
+            self.sym[v.name] = (oc.SP_PARAM, off)
+        self.shared_static = self.shared.size
+        dyn = _align(self.shared.size, 16)
+        for v in extern_shared:
+            self.sym[v.name] = (oc.SP_SHARED, dyn)
+            for fn in self._functions():
+                self.func_sym[(fn.name, v.name)] = (oc.SP_SHARED, dyn)
+        for v in self.m.vars:
+            if v.space in ("global", "const") and v.init:
+                data = _init_bytes(v, lambda s: self.sym[s][1])
+                if v.space == "global":
+                    self.global_inits.append((self.glob.addr[v.name], data))
+                else:
+                    self.const_init = getattr(self, "const_init", []) + [(self.const.addr[v.name], data)]
+
+    def _functions(self):
+        yield self.k
+        for fn in self.m.functions.values():
+            if fn.kind == "func":
+                yield fn
+
+    def lookup(self, fn: ast.Function, name: str):
+        hit = self.func_sym.get((fn.name, name)) or self.sym.get(name)
+        return hit
+
+    # ------------------------------------------------------------------ registers
+    def reg(self, fn: ast.Function, name: str, ins: ast.Instr) -> int:
+        scope = fn.name
+        key = (scope, name)
+        if key in self.regs:
+            return self.regs[key]
+        if name not in fn.regs and not self._in_range(fn, name):
+            self._fail(ins, f"register '{name}' is not declared")
+        self.regs[key] = len(self.regs)
+        typ = fn.regs.get(name) or fn.reg_ranges[name.rstrip("0123456789")][0]
+        self.reg_bits += 64 if TYPE_SIZE[TYPE_CODE[typ]] == 8 else (1 if typ == "pred" else 32)
+        return self.regs[key]
+
+    @staticmethod
+    def _in_range(fn, name):
+        stem = name.rstrip("0123456789")
+        if stem not in fn.reg_ranges or stem == name:
+            return False
+        return int(name[len(stem):]) < fn.reg_ranges[stem][1]
+
+    def _fail(self, ins: ast.Instr, msg: str):
+        raise PTXSyntaxError(msg, self.file, ins.line, ins.col, ins.text)
+
+    # ------------------------------------------------------------------ main
+    def decode(self) -> DecodedKernel:
+        self.layout()
+        # flatten: kernel, then each .func followed by its synthetic return
+        seq: list[tuple[ast.Function, ast.Instr | None]] = []
+        labels: dict[tuple, int] = {}
+        entries: dict[str, int] = {}
+        retf: dict[str, int] = {}
+        for fn in self._functions():
+            entries[fn.name] = len(seq)
+            for item in fn.body:
+                if isinstance(item, ast.Label):
+                    labels[(fn.name, item.name)] = len(seq)
+                else:
+                    seq.append((fn, item))
+            if fn.kind == "func":
+                retf[fn.name] = len(seq)
+                seq.append((fn, None))
+            else:
+                # falling off the end of a kernel exits
+                seq.append((fn, ast.Instr("exit", [], fn.line, 1, "exit (end of kernel)")))
+        n = len(seq)
+        ins = np.zeros((n, oc.NF), np.int64)
+        opk = np.zeros((n, oc.NSLOT), np.int64)
+        opv = np.zeros((n, oc.NSLOT), np.int64)
+        opo = np.zeros((n, oc.NSLOT), np.int64)
+        self._ins_ref = ins
+        calls = []
+        lines, srcs, texts = [], [], []
+        for pc, (fn, it) in enumerate(seq):
+            ins[pc, oc.F_GUARD] = -1
+            ins[pc, oc.F_TARGET] = -1
+            if it is None:
+                ins[pc, oc.F_OP] = oc.OP["retf"]
+                ins[pc, oc.F_CLASS] = oc.C_BRANCH
+                lines.append(fn.line)
+                srcs.append(None)
+                texts.append(f"(return from {fn.name})")
+                continue
+            lines.append(it.line)
+            srcs.append(self._src(it.loc))
+            texts.append(it.text.strip())
+            ins[pc, oc.F_LINE] = it.line
+            self.instr(pc, fn, it, ins, opk, opv, opo, labels, entries, retf, calls)
+        self.reconverge(ins, seq, entries, retf)
+        call_arr = np.array(calls, np.int64).reshape(-1, CALL_W) if calls else np.zeros((1, CALL_W), np.int64)
+        const = bytearray(self.const.size)
+        for off, data in getattr(self, "const_init", []):
+            const[off:off + len(data)] = data
+        params = [Param(v.name, self.params.addr[v.name], v.size, v.type) for v in self.k.params]
+        return DecodedKernel(
+            name=self.k.name, file=self.file, ins=ins, opk=opk, opv=opv, opo=opo, calls=call_arr,
+            nregs=max(len(self.regs), 1), params=params, param_size=self.params.size,
+            shared_static=self.shared_static, local_size=self.local.size,
+            globals_size=self.glob.size, global_inits=self.global_inits, const_bytes=bytes(const),
+            ptx_lines=lines, src_lines=srcs, texts=texts,
+            reg_estimate=min(255, max(16, (self.reg_bits + 31) // 32)), directives=dict(self.k.directives))
+
+    def _src(self, loc):
+        if loc is None or loc[1] == 0:
+            return None
+        return (self.m.files.get(loc[0], "?"), loc[1])
+
+    def reconverge(self, ins, seq, entries, retf):
+        starts = sorted(entries.values()) + [len(seq)]
+        for a, b in zip(starts, starts[1:]):
+            n = b - a
+            op = ins[a:b, oc.F_OP]
+            is_branch = [op[i] == oc.OP["bra"] for i in range(n)]
+            targets = [ins[a + i, oc.F_TARGET] - a if is_branch[i] else 0 for i in range(n)]
+            term = []
+            for i in range(n):
+                if op[i] in (oc.OP["exit"], oc.OP["trap"], oc.OP["retf"]):
+                    term.append("exit" if ins[a + i, oc.F_GUARD] < 0 else None)
+                elif is_branch[i] and ins[a + i, oc.F_GUARD] < 0:
+                    term.append("jump")
+                else:
+                    term.append(None)
+            rpc = reconvergence_points(n, is_branch, targets, term, exit_pc=-1)
+            for i in range(n):
+                if is_branch[i]:
+                    ins[a + i, oc.F_RECONV] = rpc[i] + a if rpc[i] >= 0 else -1
+
+    # ------------------------------------------------------------------ one instruction
+    def instr(self, pc, fn, it: ast.Instr, ins, opk, opv, opo, labels, entries, retf, calls):
+        base = it.base
+        base = oc.OP_ALIASES.get(base, base) if base in oc.OP_ALIASES else base
+        if base is None or base not in oc.OP:
+            raise UnsupportedInstruction(it.opcode, self.file, it.line, it.text)
+        m = classify(it.base, it.mods)
+        if m.unknown:
+            raise UnsupportedInstruction(it.opcode, self.file, it.line, it.text,
+                                         "unknown modifier " + ", ".join("." + u for u in m.unknown))
+        if base == "ret" and fn.kind == "func":
+            base = "bra"
+            it = ast.Instr(it.opcode, [], it.line, it.col, it.text, it.guard, it.guard_neg, it.loc)
+        if base == "prefetch":
+            base = "nop"
+        if base == "membar" or (base == "bar" and m.sub == 3):
+            base = "membar" if base == "membar" else "nop"
+        row = ins[pc]
+        row[oc.F_OP] = oc.OP[base]
+        row[oc.F_TYPE] = m.types[0] if m.types else 0
+        row[oc.F_TYPE2] = m.types[1] if len(m.types) > 1 else row[oc.F_TYPE]
+        row[oc.F_MOD] = 1 if m.to else m.sub
+        if m.flags & oc.FL_CC:
+            raise UnsupportedInstruction(it.opcode, self.file, it.line, it.text, "carry flag (.cc)")
+        row[oc.F_MOD2] = m.sub2 if base in ("setp", "set", "bar") else m.rnd
+        row[oc.F_FLAGS] = m.flags
+        row[oc.F_SPACE] = m.space
+        row[oc.F_VEC] = m.vec
+        row[oc.F_FUNC] = entries[fn.name]
+        if it.loc:
+            row[oc.F_SRCLINE] = it.loc[1]
+        if it.guard is not None:
+            row[oc.F_GUARD] = self.reg(fn, it.guard, it)
+            row[oc.F_GNEG] = int(it.guard_neg)
+        if base == "cvt" and len(m.types) < 2:
+            self._fail(it, "cvt needs a destination and a source type")
+        ty = row[oc.F_TYPE]
+        row[oc.F_CLASS] = instruction_class(base, ty, m.flags, m.space)
+        ops = list(it.operands)
+        if base == "bra":
+            if ops:
+                tgt = ops[0]
+                if not isinstance(tgt, ast.Sym) or (fn.name, tgt.name) not in labels:
+                    self._fail(it, f"branch target '{getattr(tgt, 'name', tgt)}' is not a label")
+                row[oc.F_TARGET] = labels[(fn.name, tgt.name)]
+            else:
+                row[oc.F_TARGET] = retf[fn.name]     # ret in a .func
+            return
+        if base == "call":
+            self.call(pc, fn, it, row, entries, retf, calls)
+            return
+        if base in ("st", "red"):
+            dsts, srcs = [], ops
+        elif base in ("bar", "membar", "exit", "trap", "brkpt", "nop", "nanosleep", "ret"):
+            dsts, srcs = [], ops
+            if base == "bar" and m.sub == 2:      # bar.red: d, a, {b,} c
+                dsts, srcs = ops[:1], ops[1:]
+        else:
+            dsts, srcs = ops[:1], ops[1:]
+        slot = oc.D0
+        for d in dsts:
+            items = d.items if isinstance(d, ast.Vec) else (
+                (d.first, d.second) if isinstance(d, ast.PredPair) else (d,))
+            if isinstance(d, ast.Vec) and base == "mov":
+                row[oc.F_MOD] = 1       # unpack
+                row[oc.F_VEC] = len(items)
+            for x in items:
+                self.operand(pc, slot, fn, it, x, ty, opk, opv, opo, base)
+                slot += 1
+        row[oc.F_NDST] = slot - oc.D0
+        slot = oc.S0
+        for i, s in enumerate(srcs):
+            if isinstance(s, ast.Vec):
+                if base == "mov":
+                    row[oc.F_MOD] = 2   # pack
+                    row[oc.F_VEC] = len(s.items)
+                for x in s.items:
+                    self.operand(pc, slot, fn, it, x, self._src_type(base, row, i), opk, opv, opo, base)
+                    slot += 1
+            else:
+                self.operand(pc, slot, fn, it, s, self._src_type(base, row, i), opk, opv, opo, base)
+                slot += 1
+            if slot > oc.NSLOT:
+                self._fail(it, "too many operands")
+        row[oc.F_NSRC] = slot - oc.S0
+
+    @staticmethod
+    def _src_type(base, row, i):
+        if base == "cvt":
+            return row[oc.F_TYPE2]
+        if base in ("shl", "shr") and i == 1:
+            return TYPE_CODE["u32"]
+        if base in ("selp", "slct") and i == 2:
+            return row[oc.F_TYPE2] if base == "slct" else TYPE_CODE["pred"]
+        if base in ("bfe",) and i > 0:
+            return TYPE_CODE["u32"]
+        if base in ("setp", "set") and i == 2:
+            return TYPE_CODE["pred"]
+        if base in ("shfl", "vote", "activemask", "redux", "prmt", "bfi", "ld", "st", "atom", "red"):
+            return row[oc.F_TYPE]
+        return row[oc.F_TYPE2] if base == "set" else row[oc.F_TYPE]
+
+    def operand(self, pc, slot, fn, it, x, ty, opk, opv, opo, base):
+        if slot >= oc.NSLOT:
+            self._fail(it, "too many operands")
+        if isinstance(x, ast.Sink):
+            opk[pc, slot] = oc.OK_SINK
+        elif isinstance(x, ast.Reg):
+            if x.name in oc.SREG or x.name.split(".")[0] in ("%envreg",):
+                if x.name not in oc.SREG:
+                    raise UnsupportedInstruction(f"{it.opcode} {x.name}", self.file, it.line, it.text,
+                                                 "special register")
+                opk[pc, slot] = oc.OK_SREG
+                opv[pc, slot] = oc.SREG[x.name]
+            else:
+                opk[pc, slot] = oc.OK_REGNEG if x.neg else oc.OK_REG
+                opv[pc, slot] = self.reg(fn, x.name, it)
+        elif isinstance(x, ast.Imm):
+            opk[pc, slot] = oc.OK_IMM
+            opv[pc, slot] = self.imm_bits(x, ty)
+        elif isinstance(x, ast.Sym):
+            hit = self.lookup(fn, x.name)
+            if hit is None:
+                self._fail(it, f"unknown symbol '{x.name}'")
+            opk[pc, slot] = oc.OK_IMM
+            opv[pc, slot] = hit[1] + x.offset
+        elif isinstance(x, ast.Addr):
+            opk[pc, slot] = oc.OK_ADDR
+            opo[pc, slot] = x.offset
+            if x.base is None:
+                opv[pc, slot] = -1
+            elif x.base.startswith("%"):
+                opv[pc, slot] = self.reg(fn, x.base, it)
+            else:
+                hit = self.lookup(fn, x.base)
+                if hit is None:
+                    self._fail(it, f"unknown symbol '{x.base}'")
+                space, addr = hit
+                opv[pc, slot] = -1
+                opo[pc, slot] = addr + x.offset
+                row_space = self._row_space(pc)
+                if base in ("ld", "st", "ldu", "atom", "red") and row_space == oc.SP_PARAM and space == oc.SP_LOCAL:
+                    self._set_space(pc, oc.SP_LOCAL)     # .func parameters live per thread
+        else:
+            self._fail(it, f"unsupported operand {x!r}")
+
+    def _row_space(self, pc):
+        return self._ins_ref[pc, oc.F_SPACE]
+
+    def _set_space(self, pc, sp):
+        self._ins_ref[pc, oc.F_SPACE] = sp
+
+    def imm_bits(self, x: ast.Imm, ty: int) -> int:
+        if x.fbits is not None:
+            if x.fbits == "f32" and ty == T_F64:
+                f = struct.unpack("<f", struct.pack("<I", x.value))[0]
+                return struct.unpack("<q", struct.pack("<d", f))[0]
+            return _signed64(x.value)
+        if TYPE_KIND.get(ty) == 3 or isinstance(x.value, float):
+            f = float(x.value)
+            if ty == T_F64:
+                return struct.unpack("<q", struct.pack("<d", f))[0]
+            if ty == T_F32:
+                return struct.unpack("<I", struct.pack("<f", f))[0]
+        return _signed64(int(x.value))
+
+    def call(self, pc, fn, it, row, entries, retf, calls):
+        ops = list(it.operands)
+        rets, args = [], []
+        if ops and isinstance(ops[0], ast.Paren):
+            rets = list(ops.pop(0).items)
+        if not ops or not isinstance(ops[0], ast.Sym):
+            raise UnsupportedInstruction(it.opcode, self.file, it.line, it.text, "indirect call")
+        callee_name = ops.pop(0).name
+        callee = self.m.functions.get(callee_name)
+        if callee is None or callee.kind != "func":
+            raise UnsupportedInstruction(it.opcode, self.file, it.line, it.text,
+                                         f"call to '{callee_name}', which has no body in this module")
+        if ops and isinstance(ops[0], ast.Paren):
+            args = list(ops.pop(0).items)
+        if len(args) > MAX_CALL_ARGS or len(rets) > 2:
+            raise UnsupportedInstruction(it.opcode, self.file, it.line, it.text, "too many call parameters")
+        rec = [entries[callee_name], len(args), len(rets)]
+        for a, p in zip(args, callee.params):
+            src = self.lookup(fn, a.name)
+            dst = self.func_sym[(callee.name, p.name)]
+            rec += [src[1], dst[1], p.size]
+        rec += [0, 0, 0] * (MAX_CALL_ARGS - len(args))
+        for r, p in zip(rets, callee.rets):
+            src = self.func_sym[(callee.name, p.name)]
+            dst = self.lookup(fn, r.name)
+            rec += [src[1], dst[1], p.size]
+        rec += [0, 0, 0] * (2 - len(rets))
+        row[oc.F_TARGET] = len(calls)
+        calls.append(rec)
+
+
+def _signed64(v: int) -> int:
+    v &= (1 << 64) - 1
+    return v - (1 << 64) if v >= 1 << 63 else v
+
+
+def decode_kernel(module: ast.Module, kernel: str) -> DecodedKernel:
+    return Decoder(module, kernel).decode()

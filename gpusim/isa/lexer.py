@@ -1,0 +1,55 @@
+"""Tokenizer for PTX text. Tokens carry line and column for error messages."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from gpusim.errors import PTXSyntaxError
+
+_TOKEN = re.compile(r"""
+    (?P<ws>[ \t\r\f]+)
+  | (?P<nl>\n)
+  | (?P<comment>//[^\n]*|/\*.*?\*/)
+  | (?P<string>"[^"\n]*")
+  | (?P<fnum>0[fF][0-9a-fA-F]{8}\b|0[dD][0-9a-fA-F]{16}\b)
+  | (?P<num>0[xX][0-9a-fA-F]+U?\b|\d+\.\d*(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+|\d+U?\b)
+  | (?P<ident>[%$.A-Za-z_][\w$%.]*(?:::[\w$%.]+)*)
+  | (?P<punct>[{}()\[\],;:+\-@!<>=|])
+""", re.VERBOSE | re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: str   # 'nl' 'string' 'fnum' 'num' 'ident' 'punct' 'eof'
+    text: str
+    line: int
+    col: int
+
+
+def tokenize(text: str, file: str = "<ptx>") -> list[Token]:
+    out: list[Token] = []
+    pos, line, line_start = 0, 1, 0
+    n = len(text)
+    while pos < n:
+        m = _TOKEN.match(text, pos)
+        if m is None:
+            col = pos - line_start + 1
+            src = text[line_start:text.find("\n", pos) if "\n" in text[pos:] else n]
+            raise PTXSyntaxError(f"unexpected character {text[pos]!r}", file, line, col, src)
+        kind = m.lastgroup
+        tok = m.group()
+        if kind == "nl":
+            out.append(Token("nl", tok, line, pos - line_start + 1))
+            line += 1
+            line_start = m.end()
+        elif kind == "comment":
+            nls = tok.count("\n")
+            if nls:
+                line += nls
+                line_start = pos + tok.rfind("\n") + 1
+                out.append(Token("nl", "\n", line, 1))
+        elif kind != "ws":
+            out.append(Token(kind, tok, line, pos - line_start + 1))
+        pos = m.end()
+    out.append(Token("eof", "", line, pos - line_start + 1))
+    return out

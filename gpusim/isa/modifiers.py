@@ -1,0 +1,93 @@
+"""Classify an instruction's dotted modifiers into decoded fields, per opcode family."""
+from __future__ import annotations
+
+from gpusim.isa import opcodes as oc
+from gpusim.isa.types import TYPE_CODE, is_type
+
+_FLAG = {"ftz": oc.FL_FTZ, "sat": oc.FL_SAT, "approx": oc.FL_APPROX, "hi": oc.FL_HI, "wide": oc.FL_WIDE,
+         "lo": oc.FL_LO, "full": oc.FL_FULL, "cc": oc.FL_CC, "uni": oc.FL_UNI, "volatile": oc.FL_VOLATILE}
+# accepted and without functional effect (cache policy, memory-order and scope qualifiers)
+_IGNORED = {"nc", "ca", "cg", "cs", "lu", "cv", "wb", "wt", "relaxed", "acquire", "release", "acq_rel",
+            "sc", "weak", "sys", "gpu", "cta", "cluster", "aligned", "sync", "noftz", "mmio", "gl",
+            "unified", "noinc", "sm", "oob", "relu", "nan", "xorsign", "abs", "level", "rn_satfinite"}
+_SPACE_ALIAS = {"shared::cta": "shared", "shared::cluster": "shared", "global": "global", "shared": "shared",
+                "local": "local", "const": "const", "param": "param", "param::entry": "param",
+                "param::func": "param"}
+
+
+class Mods:
+    __slots__ = ("types", "rnd", "flags", "space", "vec", "sub", "sub2", "to", "unknown")
+
+    def __init__(self):
+        self.types: list[int] = []
+        self.rnd = 0
+        self.flags = 0
+        self.space = oc.SP_GENERIC
+        self.vec = 1
+        self.sub = 0       # family sub-operation: comparison, atomic op, shuffle mode, ...
+        self.sub2 = 0      # second sub-operation: setp combining op, bar.red op
+        self.to = False    # cvta.to
+        self.unknown: list[str] = []
+
+
+def classify(base: str, mods: list[str]) -> Mods:
+    m = Mods()
+    for tok in mods:
+        if _family(base, tok, m):
+            continue
+        if is_type(tok):
+            m.types.append(TYPE_CODE[tok])
+        elif tok in oc.RND:
+            m.rnd = oc.RND[tok]
+        elif tok in _FLAG:
+            m.flags |= _FLAG[tok]
+        elif tok in _SPACE_ALIAS:
+            m.space = oc.SPACE[_SPACE_ALIAS[tok]]
+        elif tok in ("v2", "v4", "v8"):
+            m.vec = int(tok[1:])
+        elif tok in _IGNORED or tok.startswith(("L1::", "L2::")):
+            pass
+        else:
+            m.unknown.append(tok)
+    return m
+
+
+def _family(base: str, tok: str, m: Mods) -> bool:
+    """Family-specific modifiers; True when consumed."""
+    if base in ("setp", "set", "slct") and tok in oc.CMP and not (base == "slct" and tok in oc.BOOL):
+        m.sub = oc.CMP[tok]
+        return True
+    if base in ("setp", "set") and tok in oc.BOOL:
+        m.sub2 = oc.BOOL[tok]
+        return True
+    if base in ("atom", "red") and tok in oc.ATOM:
+        m.sub = oc.ATOM[tok]
+        return True
+    if base == "shfl" and tok in oc.SHFL:
+        m.sub = oc.SHFL[tok]
+        return True
+    if base == "vote" and tok in oc.VOTE:
+        m.sub = oc.VOTE[tok]
+        return True
+    if base == "redux" and tok in oc.REDUX:
+        m.sub = oc.REDUX[tok]
+        return True
+    if base in ("bar", "barrier"):
+        if tok in oc.BAR:
+            m.sub = oc.BAR[tok]
+            return True
+        if tok in oc.BARRED:
+            m.sub2 = oc.BARRED[tok]
+            return True
+        if tok == "warp":
+            m.sub = 3     # bar.warp.sync: a no-op under lock-step warps
+            return True
+    if base == "testp" and tok in oc.TESTP:
+        m.sub = oc.TESTP[tok]
+        return True
+    if base == "cvta" and tok == "to":
+        m.to = True
+        return True
+    if base in ("membar", "fence") and tok in ("gl", "cta", "sys", "proxy", "async", "alias"):
+        return True
+    return False

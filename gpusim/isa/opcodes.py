@@ -1,0 +1,86 @@
+"""Numeric encoding of decoded instructions: opcodes, field indices, operand kinds, modifiers.
+
+Every decoded instruction is one row of `ins` (int64, NF fields) plus operand rows
+`opk` (kind), `opv` (register index / immediate bits / special register id) and
+`opo` (address offset), NSLOT slots each: slots 0..3 destinations, 4..9 sources.
+"""
+from __future__ import annotations
+
+OPS = [
+    # integer / bit / float arithmetic (type decides integer vs float semantics)
+    "add", "sub", "mul", "mad", "fma", "mul24", "mad24", "div", "rem", "abs", "neg", "min", "max",
+    "and", "or", "xor", "not", "cnot", "shl", "shr", "popc", "clz", "brev", "bfe", "bfi", "prmt", "bfind",
+    "sqrt", "rcp", "rsqrt", "ex2", "lg2", "sin", "cos", "tanh", "copysign", "testp",
+    "mov", "setp", "selp", "slct", "cvt", "cvta", "set",
+    "ld", "ldu", "st", "atom", "red", "prefetch",
+    "bar", "membar", "bra", "call", "ret", "exit", "trap", "brkpt", "nanosleep",
+    "shfl", "vote", "activemask", "redux",
+    "retf",   # synthetic: return from a .func once all its lanes reconverge
+    "nop",    # synthetic: accepted hint instructions (prefetch, fence, pmevent)
+]
+OP = {name: i for i, name in enumerate(OPS)}
+OP_ALIASES = {"barrier": "bar", "fence": "membar", "fma": "fma", "ld": "ld", "pmevent": "nop",
+              "discard": "nop", "applypriority": "nop", "createpolicy": None}
+
+# ------------------------------------------------------------------ instruction fields
+F_OP, F_TYPE, F_TYPE2, F_MOD, F_MOD2, F_FLAGS, F_GUARD, F_GNEG, F_SPACE, F_VEC = range(10)
+F_TARGET, F_RECONV, F_LINE, F_SRCLINE, F_CLASS, F_NDST, F_NSRC, F_FUNC = range(10, 18)
+NF = 18
+NSLOT = 10
+D0, S0 = 0, 4
+
+# ------------------------------------------------------------------ operand kinds
+OK_NONE, OK_REG, OK_IMM, OK_SREG, OK_ADDR, OK_SINK, OK_REGNEG = range(7)
+
+# ------------------------------------------------------------------ flags
+FL_FTZ, FL_SAT, FL_APPROX, FL_HI, FL_WIDE, FL_LO, FL_FULL, FL_CC, FL_UNI, FL_VOLATILE = (
+    1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
+
+# ------------------------------------------------------------------ rounding modes (F_MOD2 for float ops)
+RND = {"rn": 0, "rz": 1, "rm": 2, "rp": 3, "rni": 4, "rzi": 5, "rmi": 6, "rpi": 7, "rna": 8}
+R_RN, R_RZ, R_RM, R_RP, R_RNI, R_RZI, R_RMI, R_RPI = range(8)
+
+# ------------------------------------------------------------------ comparisons (setp/set/slct F_MOD)
+CMP = {"eq": 0, "ne": 1, "lt": 2, "le": 3, "gt": 4, "ge": 5, "lo": 6, "ls": 7, "hi": 8, "hs": 9,
+       "equ": 10, "neu": 11, "ltu": 12, "leu": 13, "gtu": 14, "geu": 15, "num": 16, "nan": 17}
+BOOL = {"and": 1, "or": 2, "xor": 3}
+
+# ------------------------------------------------------------------ atomics (F_MOD)
+ATOM = {"add": 0, "min": 1, "max": 2, "inc": 3, "dec": 4, "exch": 5, "cas": 6, "and": 7, "or": 8, "xor": 9}
+A_ADD, A_MIN, A_MAX, A_INC, A_DEC, A_EXCH, A_CAS, A_AND, A_OR, A_XOR = range(10)
+
+# ------------------------------------------------------------------ shfl / vote / bar / testp / redux
+SHFL = {"up": 0, "down": 1, "bfly": 2, "idx": 3}
+VOTE = {"all": 0, "any": 1, "uni": 2, "ballot": 3}
+BAR = {"sync": 0, "arrive": 1, "red": 2}
+BARRED = {"popc": 0, "and": 1, "or": 2}
+TESTP = {"finite": 0, "infinite": 1, "number": 2, "notanumber": 3, "normal": 4, "subnormal": 5}
+REDUX = {"add": 0, "min": 1, "max": 2, "and": 3, "or": 4, "xor": 5}
+
+# ------------------------------------------------------------------ state spaces (F_SPACE)
+SPACE = {"generic": 0, "global": 1, "shared": 2, "local": 3, "const": 4, "param": 5}
+SP_GENERIC, SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_CONST, SP_PARAM = range(6)
+
+# ------------------------------------------------------------------ pipeline classes (F_CLASS), for timing
+CLASSES = ["int", "fp32", "fp64", "sfu", "ldst", "branch", "barrier", "misc", "atomic"]
+C_INT, C_FP32, C_FP64, C_SFU, C_LDST, C_BRANCH, C_BARRIER, C_MISC, C_ATOMIC = range(len(CLASSES))
+
+# ------------------------------------------------------------------ special registers
+SREGS = ["tid.x", "tid.y", "tid.z", "ntid.x", "ntid.y", "ntid.z", "ctaid.x", "ctaid.y", "ctaid.z",
+         "nctaid.x", "nctaid.y", "nctaid.z", "laneid", "warpid", "nwarpid", "smid", "nsmid", "gridid",
+         "lanemask_eq", "lanemask_le", "lanemask_lt", "lanemask_ge", "lanemask_gt",
+         "clock", "clock64", "globaltimer", "globaltimer_lo", "globaltimer_hi", "dynamic_smem_size",
+         "total_smem_size", "clock_hi"]
+SREG = {"%" + name: i for i, name in enumerate(SREGS)}
+for _i, _c in enumerate("xyz"):
+    SREG[f"%tid{_c}"] = SREG[f"%tid.{_c}"]
+SR = {name: i for i, name in enumerate(SREGS)}
+
+# ------------------------------------------------------------------ error codes (executor -> Python)
+E_NONE, E_OOB, E_MISALIGNED, E_DEADLOCK, E_WATCHDOG, E_TRAP, E_STACK, E_BADCALL = range(8)
+EW_CODE, EW_WARP, EW_LANE, EW_PC, EW_ADDR, EW_SIZE, EW_SPACE, EW_CTA = range(8)
+
+# ------------------------------------------------------------------ counters (cnt array)
+CNT_WARP_INST, CNT_THREAD_INST, CNT_BRANCH, CNT_DIVERGENT, CNT_BAR, CNT_LD, CNT_ST, CNT_ATOM = range(8)
+CNT_PRED_OFF, CNT_ACTIVE_LANES = 8, 9
+NCNT = 16

@@ -1,0 +1,425 @@
+"""Recursive-descent parser: PTX text -> gpusim.isa.ast.Module.
+
+Covers what NVVM (numba-cuda) and nvcc emit for sm_80/sm_90: module directives, variables with
+initialisers, .entry/.func with parameters, .reg ranges, labels, guards, vectors, addresses,
+call blocks, .loc/.file, and inline-asm blocks (flattened: '{' '}' only scope declarations).
+"""
+from __future__ import annotations
+
+import struct
+
+from gpusim.errors import PTXSyntaxError
+from gpusim.isa import ast
+from gpusim.isa.lexer import Token, tokenize
+from gpusim.isa.types import is_type
+
+_LINKAGE = {".visible", ".extern", ".weak", ".common"}
+_SPACES = {".global", ".shared", ".const", ".local", ".param"}
+_LINE_DIRECTIVES = {".version", ".target", ".address_size", ".file", ".loc"}
+_PERF = {".maxntid", ".reqntid", ".minnctapersm", ".maxnreg", ".maxclusterrank", ".reqnctapercluster",
+         ".explicitcluster", ".noreturn", ".pragma", ".blocksareclusters"}
+
+
+class Parser:
+    def __init__(self, text: str, file: str):
+        self.text, self.file = text, file
+        self.lines = text.splitlines()
+        self.toks = tokenize(text, file)
+        self.i = 0
+        self.loc = None
+
+    # ---------------------------------------------------------------- token helpers
+    def peek(self, skip_nl: bool = True) -> Token:
+        if skip_nl:
+            while self.toks[self.i].kind == "nl":
+                self.i += 1
+        return self.toks[self.i]
+
+    def next(self, skip_nl: bool = True) -> Token:
+        tok = self.peek(skip_nl)
+        self.i += 1
+        return tok
+
+    def error(self, msg: str, tok: Token):
+        src = self.lines[tok.line - 1] if 0 < tok.line <= len(self.lines) else ""
+        raise PTXSyntaxError(msg, self.file, tok.line, tok.col, src)
+
+    def expect(self, text: str) -> Token:
+        tok = self.next()
+        if tok.text != text:
+            self.error(f"expected '{text}', found '{tok.text or 'end of file'}'", tok)
+        return tok
+
+    def accept(self, text: str) -> bool:
+        if self.peek().text == text:
+            self.i += 1
+            return True
+        return False
+
+    def rest_of_line(self) -> list[Token]:
+        out = []
+        while self.toks[self.i].kind not in ("nl", "eof"):
+            out.append(self.toks[self.i])
+            self.i += 1
+        return out
+
+    def int_value(self, tok: Token, neg: bool = False) -> int:
+        if tok.kind != "num" or "." in tok.text:
+            self.error(f"expected an integer, found '{tok.text}'", tok)
+        t = tok.text.rstrip("U")
+        v = int(t, 16) if t[:2] in ("0x", "0X") else int(t)
+        return -v if neg else v
+
+    # ---------------------------------------------------------------- module
+    def parse(self) -> ast.Module:
+        mod = ast.Module(file=self.file, text=self.text)
+        while True:
+            tok = self.peek()
+            if tok.kind == "eof":
+                return mod
+            t = tok.text
+            if t in _LINE_DIRECTIVES:
+                self.next()
+                self.module_line_directive(mod, t, self.rest_of_line())
+            elif t == ".section":
+                self.skip_section()
+            elif t in _LINKAGE or t in (".entry", ".func") or t in _SPACES:
+                self.module_decl(mod)
+            elif t == ".pragma":
+                self.next()
+                self.skip_statement()
+            else:
+                self.error(f"unexpected '{t}' at module scope", tok)
+
+    def module_line_directive(self, mod, name, toks):
+        vals = [t.text for t in toks]
+        if name == ".version" and vals:
+            mod.version = vals[0]
+        elif name == ".target" and vals:
+            mod.target = vals[0]
+        elif name == ".address_size" and vals:
+            mod.address_size = int(vals[0])
+        elif name == ".file" and len(toks) >= 2:
+            mod.files[int(vals[0])] = vals[1].strip('"')
+
+    def skip_section(self):
+        self.next()
+        self.next()
+        self.expect("{")
+        depth = 1
+        while depth:
+            tok = self.next()
+            if tok.kind == "eof":
+                self.error("unterminated .section", tok)
+            depth += tok.text == "{"
+            depth -= tok.text == "}"
+
+    def skip_statement(self):
+        while self.next().text != ";":
+            pass
+
+    def module_decl(self, mod):
+        linkage = []
+        while self.peek().text in _LINKAGE:
+            linkage.append(self.next().text)
+        tok = self.peek()
+        if tok.text in (".entry", ".func"):
+            fn = self.function()
+            if fn is not None:
+                mod.functions[fn.name] = fn
+        elif tok.text in _SPACES:
+            mod.vars.append(self.var_decl())
+        else:
+            self.error(f"expected a declaration after {' '.join(linkage)}", tok)
+
+    # ---------------------------------------------------------------- declarations
+    def var_decl(self, allow_no_semicolon: bool = False) -> ast.VarDecl:
+        space_tok = self.next()
+        space = space_tok.text[1:]
+        align, vec, typ = 0, 1, None
+        while True:
+            t = self.peek().text
+            if t == ".align":
+                self.next()
+                align = self.int_value(self.next())
+            elif t in (".v2", ".v4", ".v8"):
+                vec = int(self.next().text[2:])
+            elif t.startswith(".") and is_type(t[1:]):
+                typ = self.next().text[1:]
+            elif t in (".ptr", ".global", ".shared", ".const", ".local", ".volatile"):
+                self.next()
+            else:
+                break
+        if typ is None:
+            self.error("declaration without a type", self.peek())
+        name_tok = self.next()
+        if name_tok.kind != "ident":
+            self.error(f"expected a name, found '{name_tok.text}'", name_tok)
+        count = 1
+        dims = []
+        while self.accept("["):
+            if self.peek().text == "]":
+                dims.append(0)
+            else:
+                dims.append(self.int_value(self.next()))
+            self.expect("]")
+        if dims:
+            count = 1
+            for d in dims:
+                count *= d
+        init = None
+        if self.accept("="):
+            init = self.initializer()
+        decl = ast.VarDecl(space, name_tok.text, typ, count, align or 0, vec, init, name_tok.line)
+        if not allow_no_semicolon:
+            self.expect(";")
+        return decl
+
+    def initializer(self) -> list:
+        out: list = []
+        if self.accept("{"):
+            while not self.accept("}"):
+                out.extend(self.initializer())
+                self.accept(",")
+            return out
+        neg = self.accept("-")
+        tok = self.next()
+        if tok.kind == "fnum":
+            out.append(_hex_float(tok.text))
+        elif tok.kind == "num":
+            out.append(-_num(tok.text) if neg else _num(tok.text))
+        elif tok.kind == "ident":
+            # generic(sym) / sym: address initialisers
+            if self.accept("("):
+                inner = self.next().text
+                self.expect(")")
+                out.append(("addr", inner))
+            else:
+                out.append(("addr", tok.text))
+        else:
+            self.error(f"bad initializer '{tok.text}'", tok)
+        return out
+
+    def param_list(self) -> list:
+        params = []
+        self.expect("(")
+        while not self.accept(")"):
+            if self.peek().text != ".param" and self.peek().text != ".reg":
+                self.error(f"expected .param, found '{self.peek().text}'", self.peek())
+            decl = self.var_decl(allow_no_semicolon=True)
+            decl.space = "param"
+            params.append(decl)
+            self.accept(",")
+        return params
+
+    def function(self) -> ast.Function | None:
+        kind_tok = self.next()
+        kind = kind_tok.text[1:]
+        rets = []
+        if kind == "func" and self.peek().text == "(":
+            rets = self.param_list()
+        name_tok = self.next()
+        if name_tok.kind != "ident":
+            self.error(f"expected a function name, found '{name_tok.text}'", name_tok)
+        fn = ast.Function(name_tok.text, kind, rets=rets, line=name_tok.line)
+        if self.peek().text == "(":
+            fn.params = self.param_list()
+        while self.peek().text in _PERF:
+            d = self.next().text
+            vals = []
+            while self.peek().kind == "num" or self.peek().text == ",":
+                t = self.next()
+                if t.kind == "num":
+                    vals.append(self.int_value(t))
+            if d == ".pragma":
+                self.skip_statement()
+            fn.directives[d[1:]] = vals
+        if self.accept(";"):
+            return None     # prototype / extern declaration
+        self.expect("{")
+        self.body(fn)
+        return fn
+
+    # ---------------------------------------------------------------- bodies
+    def body(self, fn: ast.Function):
+        depth = 1
+        while depth:
+            tok = self.peek()
+            t = tok.text
+            if tok.kind == "eof":
+                self.error(f"function '{fn.name}' is not closed with '}}'", tok)
+            if t == "{":
+                self.next()
+                depth += 1
+            elif t == "}":
+                self.next()
+                depth -= 1
+            elif t == ".reg":
+                self.reg_decl(fn)
+            elif t in (".local", ".shared", ".param", ".global", ".const"):
+                fn.vars.append(self.var_decl())
+            elif t == ".loc":
+                self.next()
+                vals = self.rest_of_line()
+                if len(vals) >= 2:
+                    self.loc = (int(vals[0].text), int(vals[1].text))
+            elif t in (".pragma", ".maxnreg") or t.startswith(".") and t not in _SPACES:
+                self.next()
+                self.skip_statement()
+            elif tok.kind == "ident" and self.toks_after_is_colon():
+                self.next()
+                self.next()
+                if self.peek().text == ".callprototype":
+                    self.skip_statement()
+                    continue
+                fn.body.append(ast.Label(t, tok.line))
+            else:
+                fn.body.append(self.instruction())
+
+    def toks_after_is_colon(self) -> bool:
+        j = self.i + 1
+        while self.toks[j].kind == "nl":
+            j += 1
+        return self.toks[j].text == ":"
+
+    def reg_decl(self, fn: ast.Function):
+        self.next()
+        typ = None
+        while self.peek().text.startswith(".") and not self.peek().text.startswith(".%"):
+            t = self.next().text
+            if is_type(t[1:]):
+                typ = t[1:]
+        if typ is None:
+            self.error(".reg without a type", self.peek())
+        while True:
+            name = self.next()
+            if name.kind != "ident":
+                self.error(f"expected a register name, found '{name.text}'", name)
+            if self.accept("<"):
+                n = self.int_value(self.next())
+                self.expect(">")
+                fn.reg_ranges[name.text] = (typ, n)
+            else:
+                fn.regs[name.text] = typ
+            if not self.accept(","):
+                break
+        self.expect(";")
+
+    def instruction(self) -> ast.Instr:
+        first = self.peek()
+        guard, guard_neg = None, False
+        if self.accept("@"):
+            guard_neg = self.accept("!")
+            g = self.next()
+            if g.kind != "ident":
+                self.error(f"expected a predicate after '@', found '{g.text}'", g)
+            guard = g.text
+        op = self.next()
+        if op.kind != "ident" or op.text.startswith(("%", ".")):
+            self.error(f"expected an instruction, found '{op.text or 'end of file'}'", op)
+        operands = []
+        if self.peek().text != ";":
+            while True:
+                operands.append(self.operand())
+                if not self.accept(","):
+                    break
+        end = self.peek()
+        if end.text != ";":
+            self.error(f"expected ',' or ';' after operand, found '{end.text}'", end)
+        self.next()
+        text = self.lines[first.line - 1] if first.line <= len(self.lines) else ""
+        return ast.Instr(op.text, operands, first.line, first.col, text, guard, guard_neg, self.loc)
+
+    def operand(self):
+        tok = self.peek()
+        t = tok.text
+        if t == "[":
+            return self.address()
+        if t == "{":
+            self.next()
+            items = []
+            while not self.accept("}"):
+                items.append(self.operand())
+                self.accept(",")
+            return ast.Vec(tuple(items))
+        if t == "(":
+            self.next()
+            items = []
+            while not self.accept(")"):
+                items.append(self.operand())
+                self.accept(",")
+            return ast.Paren(tuple(items))
+        if t == "!":
+            self.next()
+            r = self.next()
+            return ast.Reg(r.text, neg=True)
+        if t == "-" or tok.kind in ("num", "fnum"):
+            neg = self.accept("-")
+            n = self.next()
+            if n.kind == "fnum":
+                return ast.Imm(_hex_bits(n.text), n.text, "f32" if n.text[1] in "fF" else "f64")
+            if n.kind != "num":
+                self.error(f"expected a number, found '{n.text}'", n)
+            v = _num(n.text)
+            return ast.Imm(-v if neg else v, ("-" if neg else "") + n.text)
+        if tok.kind == "ident":
+            self.next()
+            if t == "_":
+                return ast.Sink()
+            if self.peek().text == "|":
+                self.next()
+                second = self.next()
+                return ast.PredPair(ast.Reg(t), ast.Reg(second.text))
+            if t.startswith("%"):
+                return ast.Reg(t)
+            if self.peek().text in ("+", "-") and self.toks[self.i + 1].kind == "num":
+                sign = -1 if self.next().text == "-" else 1
+                return ast.Sym(t, sign * self.int_value(self.next()))
+            return ast.Sym(t)
+        self.error(f"unexpected '{t or 'end of file'}' in operand", tok)
+
+    def address(self) -> ast.Addr:
+        self.expect("[")
+        base, offset, sign = None, 0, 1
+        while True:
+            tok = self.next()
+            if tok.kind == "ident":
+                if base is not None:
+                    self.error("address with two base names", tok)
+                base = tok.text
+            elif tok.kind == "num":
+                offset += sign * self.int_value(tok)
+            elif tok.text == "-" and self.peek().kind == "num":
+                offset -= self.int_value(self.next())
+            else:
+                self.error(f"bad address term '{tok.text}'", tok)
+            nxt = self.next()
+            if nxt.text == "]":
+                return ast.Addr(base, offset)
+            if nxt.text not in ("+", "-"):
+                self.error(f"expected '+', '-' or ']' in address, found '{nxt.text}'", nxt)
+            sign = 1 if nxt.text == "+" else -1
+
+
+def _num(text: str) -> int | float:
+    t = text.rstrip("U")
+    if t[:2] in ("0x", "0X"):
+        return int(t, 16)
+    if "." in t or "e" in t or "E" in t:
+        return float(t)
+    return int(t)
+
+
+def _hex_bits(text: str) -> int:
+    return int(text[2:], 16)
+
+
+def _hex_float(text: str) -> float:
+    bits = _hex_bits(text)
+    if text[1] in "fF":
+        return struct.unpack("<f", struct.pack("<I", bits))[0]
+    return struct.unpack("<d", struct.pack("<Q", bits))[0]
+
+
+def parse_ptx(text: str, file: str = "<ptx>") -> ast.Module:
+    return Parser(text, file).parse()

@@ -1,0 +1,108 @@
+"""Byte-level loads and stores into the state spaces, with bounds and alignment checks (numba).
+
+`locate` turns (state space, address) into (space, offset) after generic-window translation and
+checks; loads and stores then read little-endian bytes. Faults are written into M.err.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from gpusim.isa import opcodes as oc
+from gpusim.memory.spaces import (CONST_WINDOW, GLOBAL_BASE, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW,
+                                  WINDOW_SIZE)
+
+
+@njit(cache=True)
+def fault(M, code, w, l, pc, addr, size, space):
+    if M.err[0] == 0:
+        M.err[oc.EW_CODE] = code
+        M.err[oc.EW_WARP] = w
+        M.err[oc.EW_LANE] = l
+        M.err[oc.EW_PC] = pc
+        M.err[oc.EW_ADDR] = addr
+        M.err[oc.EW_SIZE] = size
+        M.err[oc.EW_SPACE] = space
+        M.err[oc.EW_CTA] = M.wcta[w]
+
+
+@njit(cache=True)
+def locate(M, space, addr, size, w, l, pc):
+    """-> (space, offset) with space resolved from generic; (-1, 0) after recording a fault."""
+    sp = space
+    a = addr
+    if sp == oc.SP_GENERIC:
+        if SHARED_WINDOW <= a < SHARED_WINDOW + WINDOW_SIZE:
+            sp = oc.SP_SHARED
+            a -= SHARED_WINDOW
+        elif LOCAL_WINDOW <= a < LOCAL_WINDOW + WINDOW_SIZE:
+            sp = oc.SP_LOCAL
+            a -= LOCAL_WINDOW
+        elif CONST_WINDOW <= a < CONST_WINDOW + WINDOW_SIZE:
+            sp = oc.SP_CONST
+            a -= CONST_WINDOW
+        elif PARAM_WINDOW <= a < PARAM_WINDOW + WINDOW_SIZE:
+            sp = oc.SP_PARAM
+            a -= PARAM_WINDOW
+        else:
+            sp = oc.SP_GLOBAL
+    if a % size != 0:
+        fault(M, oc.E_MISALIGNED, w, l, pc, addr, size, sp)
+        return -1, 0
+    if sp == oc.SP_GLOBAL:
+        for k in range(M.alo.shape[0]):
+            if M.alo[k] <= a and a + size <= M.ahi[k]:
+                return sp, a - GLOBAL_BASE
+        fault(M, oc.E_OOB, w, l, pc, addr, size, sp)
+        return -1, 0
+    if sp == oc.SP_SHARED:
+        lim = M.smem.shape[1]
+    elif sp == oc.SP_LOCAL:
+        lim = M.lmem.shape[2]
+    elif sp == oc.SP_CONST:
+        lim = M.cmem.shape[0]
+    else:
+        lim = M.pmem.shape[0]
+    if a < 0 or a + size > lim:
+        fault(M, oc.E_OOB, w, l, pc, addr, size, sp)
+        return -1, 0
+    return sp, a
+
+
+@njit(cache=True)
+def _rd(buf, off, size):
+    v = np.int64(0)
+    for k in range(size):
+        v |= np.int64(buf[off + k]) << (8 * k)
+    return v
+
+
+@njit(cache=True)
+def _wr(buf, off, size, v):
+    for k in range(size):
+        buf[off + k] = np.uint8((v >> (8 * k)) & 0xFF)
+
+
+@njit(cache=True)
+def load(M, sp, off, size, w, l):
+    if sp == oc.SP_GLOBAL:
+        return _rd(M.gmem, off, size)
+    if sp == oc.SP_SHARED:
+        return _rd(M.smem[M.wcta[w]], off, size)
+    if sp == oc.SP_LOCAL:
+        return _rd(M.lmem[w, l], off, size)
+    if sp == oc.SP_CONST:
+        return _rd(M.cmem, off, size)
+    return _rd(M.pmem, off, size)
+
+
+@njit(cache=True)
+def store(M, sp, off, size, w, l, v):
+    if sp == oc.SP_GLOBAL:
+        _wr(M.gmem, off, size, v)
+    elif sp == oc.SP_SHARED:
+        _wr(M.smem[M.wcta[w]], off, size, v)
+    elif sp == oc.SP_LOCAL:
+        _wr(M.lmem[w, l], off, size, v)
+    else:
+        _wr(M.pmem, off, size, v)

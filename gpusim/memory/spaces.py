@@ -1,0 +1,14 @@
+"""The generic address space as gpusim lays it out.
+
+Global memory lives at GLOBAL_BASE and up (module variables first, then allocations).
+Shared, local, const and param state spaces are addressed by offsets within their space; a generic
+address in one of the windows below maps back to that space (what cvta does).
+"""
+GLOBAL_BASE = 1 << 40
+WINDOW_SIZE = 1 << 32
+SHARED_WINDOW = 1 << 48
+LOCAL_WINDOW = 2 << 48
+CONST_WINDOW = 3 << 48
+PARAM_WINDOW = 4 << 48
+ALLOC_ALIGN = 256          # cudaMalloc returns 256-byte aligned pointers
+ALLOC_GUARD = 256          # bytes left unallocated between allocations, so overruns fault

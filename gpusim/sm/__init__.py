@@ -1,0 +1,1 @@
+"""Streaming multiprocessor: warps, SIMT stack, CTA execution, and (timing) schedulers and pipelines."""

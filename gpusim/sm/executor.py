@@ -1,0 +1,239 @@
+"""The warp executor: one warp instruction at a time (`step`), and the functional CTA loop (numba).
+
+`step(P, M, w)` executes the next instruction of warp slot w for its active lanes and returns what
+happened, so a timing model can interleave warps and CTAs instruction by instruction; `run_cta`
+runs one resident CTA to completion for functional mode.
+"""
+from __future__ import annotations
+
+from numba import njit
+
+from gpusim.isa import opcodes as oc
+from gpusim.isa.alu_float import exec_float
+from gpusim.isa.alu_int import exec_int
+from gpusim.isa.bits import popc64
+from gpusim.isa.compare import exec_cvta, exec_mov, exec_select, exec_set, exec_setp
+from gpusim.isa.convert import exec_cvt
+from gpusim.isa.types import K_FLOAT
+from gpusim.memory.access import fault
+from gpusim.sm.memops import exec_atom, exec_ld, exec_st
+from gpusim.sm.simt import barrier, branch, call, exit_lanes, ret_from_func, settle
+from gpusim.sm.state import W_BARRIER, W_DONE, W_READY
+from gpusim.sm.warpops import exec_activemask, exec_redux, exec_shfl, exec_vote
+
+# step() results
+S_ISSUED, S_BARRIER, S_DONE, S_FAULT, S_IDLE = 0, 1, 2, 3, 4
+
+O = oc.OP
+OP_BRA, OP_EXIT, OP_RET, OP_RETF, OP_CALL = O["bra"], O["exit"], O["ret"], O["retf"], O["call"]
+OP_LD, OP_LDU, OP_ST, OP_ATOM, OP_RED, OP_BAR = O["ld"], O["ldu"], O["st"], O["atom"], O["red"], O["bar"]
+OP_MOV, OP_SETP, OP_SELP, OP_SLCT, OP_CVT, OP_CVTA, OP_SET = (O["mov"], O["setp"], O["selp"], O["slct"],
+                                                             O["cvt"], O["cvta"], O["set"])
+OP_SHFL, OP_VOTE, OP_ACTIVEMASK, OP_REDUX = O["shfl"], O["vote"], O["activemask"], O["redux"]
+OP_TRAP, OP_MEMBAR, OP_NOP = O["trap"], O["membar"], O["nop"]
+FLOAT_ONLY_LO, FLOAT_ONLY_HI = O["sqrt"], O["testp"]   # sqrt .. testp are float-only opcodes
+OP_FMA = O["fma"]
+
+
+@njit(cache=True)
+def guard_mask(P, M, i, w, amask):
+    g = P.ins[i, oc.F_GUARD]
+    if g < 0:
+        return amask
+    neg = P.ins[i, oc.F_GNEG]
+    m = 0
+    for l in range(32):
+        if (amask >> l) & 1 and ((M.R[w, g, l] & 1) != neg):
+            m |= 1 << l
+    return m
+
+
+@njit(cache=True)
+def step(P, M, w):
+    if M.wstat[w] != W_READY:
+        return S_DONE if M.wstat[w] == W_DONE else S_BARRIER
+    if settle(M, w) == 0:
+        M.wstat[w] = W_DONE
+        return S_DONE
+    t = M.sp[w] - 1
+    pc = M.spc[w, t]
+    amask = M.smask[w, t] & ~M.exited[w]
+    i = pc
+    op = P.ins[i, oc.F_OP]
+    emask = guard_mask(P, M, i, w, amask)
+    M.cnt[oc.CNT_WARP_INST] += 1
+    na = popc64(amask)
+    M.cnt[oc.CNT_THREAD_INST] += na
+    M.cnt[oc.CNT_PRED_OFF] += na - popc64(emask)
+    M.op_count[op] += 1
+    M.pc_warp[pc] += 1
+    M.pc_thread[pc] += na
+    M.clock[0] += 1
+    if M.cnt[oc.CNT_WARP_INST] > M.clock[1]:
+        fault(M, oc.E_WATCHDOG, w, 0, pc, 0, 0, 0)
+        return S_FAULT
+    M.spc[w, t] = pc + 1
+    ty = P.ins[i, oc.F_TYPE]
+    if op == OP_BRA:
+        M.cnt[oc.CNT_BRANCH] += 1
+        if branch(P, M, i, w, pc, amask, emask):
+            M.cnt[oc.CNT_DIVERGENT] += 1
+    elif op == OP_LD or op == OP_LDU:
+        M.cnt[oc.CNT_LD] += 1
+        exec_ld(P, M, i, w, emask, pc)
+    elif op == OP_ST:
+        M.cnt[oc.CNT_ST] += 1
+        exec_st(P, M, i, w, emask, pc)
+    elif op == OP_SETP:
+        exec_setp(P, M, i, w, emask)
+    elif op == OP_MOV:
+        exec_mov(P, M, i, w, emask)
+    elif op == OP_CVT:
+        exec_cvt(P, M, i, w, emask)
+    elif op == OP_CVTA:
+        exec_cvta(P, M, i, w, emask)
+    elif op == OP_SELP or op == OP_SLCT:
+        exec_select(P, M, i, w, emask, op == OP_SLCT)
+    elif op == OP_BAR:
+        M.cnt[oc.CNT_BAR] += 1
+        if emask != 0:
+            M.spc[w, t] = pc        # a released barrier advances the pc of every waiting warp
+            if barrier(P, M, i, w, pc, emask):
+                return S_BARRIER
+    elif op == OP_ATOM or op == OP_RED:
+        M.cnt[oc.CNT_ATOM] += 1
+        exec_atom(P, M, i, w, emask, pc, op == OP_ATOM)
+    elif op == OP_EXIT or op == OP_RET:
+        if emask != 0:
+            exit_lanes(M, w, emask)
+    elif op == OP_CALL:
+        if emask != amask:
+            fault(M, oc.E_BADCALL, w, 0, pc, 0, 0, 0)
+        else:
+            call(P, M, i, w, pc, emask)
+    elif op == OP_RETF:
+        ret_from_func(P, M, w, pc, amask)
+    elif op == OP_SHFL:
+        exec_shfl(P, M, i, w, emask)
+    elif op == OP_VOTE:
+        exec_vote(P, M, i, w, emask)
+    elif op == OP_ACTIVEMASK:
+        exec_activemask(P, M, i, w, emask)
+    elif op == OP_REDUX:
+        exec_redux(P, M, i, w, emask)
+    elif op == OP_SET:
+        exec_set(P, M, i, w, emask)
+    elif op == OP_TRAP:
+        if emask != 0:
+            fault(M, oc.E_TRAP, w, 0, pc, 0, 0, 0)
+    elif op == OP_MEMBAR or op == OP_NOP or op == O["brkpt"] or op == O["nanosleep"]:
+        pass
+    elif op == OP_FMA or (op >= FLOAT_ONLY_LO and op <= FLOAT_ONLY_HI) or P.tkind[ty] == K_FLOAT:
+        if op == O["mad"] and P.tkind[ty] != K_FLOAT:
+            exec_int(P, M, i, w, emask)
+        else:
+            exec_float(P, M, i, w, emask)
+    else:
+        exec_int(P, M, i, w, emask)
+    if M.err[0] != 0:
+        return S_FAULT
+    if M.wstat[w] == W_DONE or settle(M, w) == 0:
+        M.wstat[w] = W_DONE
+        return S_DONE
+    return S_ISSUED
+
+
+@njit(cache=True)
+def init_warp(M, w, c, wlocal, nthreads):
+    """Place warp `wlocal` of the CTA in CTA slot c into warp slot w."""
+    first = wlocal * 32
+    n = min(32, nthreads - first)
+    mask = (1 << n) - 1
+    M.valid[w] = mask
+    M.exited[w] = 0
+    M.wstat[w] = W_READY
+    M.wcta[w] = c
+    M.wlocal[w] = wlocal
+    M.sp[w] = 1
+    M.spc[w, 0] = 0
+    M.srpc[w, 0] = -1
+    M.smask[w, 0] = mask
+    M.csp[w] = 0
+    for r in range(M.R.shape[1]):
+        for l in range(32):
+            M.R[w, r, l] = 0
+
+
+@njit(cache=True)
+def init_cta(M, c, cx, cy, cz, sm, nthreads, nwarps):
+    M.cta_id[c, 0] = cx
+    M.cta_id[c, 1] = cy
+    M.cta_id[c, 2] = cz
+    M.cta_sm[c] = sm
+    M.cta_live[c] = nthreads
+    M.cta_nwarps[c] = nwarps
+    for b in range(M.bar_arrived.shape[1]):
+        M.bar_arrived[c, b] = 0
+        M.bar_expect[c, b] = 0
+        M.bar_red[c, b] = 0
+    M.smem[c, :] = 0
+
+
+@njit(cache=True)
+def run_grid(P, M, first_cta, last_cta, quantum):
+    """Functional mode: run CTAs [first_cta, last_cta) one after another in slot 0.
+
+    Warps of a CTA take turns, each running up to `quantum` instructions or until it waits at a
+    barrier or finishes. Returns 0, or S_FAULT with M.err describing the fault (a CTA whose live
+    warps all wait at a barrier that cannot complete is a deadlock).
+    """
+    ncx, ncy = M.geom[3], M.geom[4]
+    nthreads = M.geom[0] * M.geom[1] * M.geom[2]
+    nwarps = (nthreads + 31) // 32
+    for cta in range(first_cta, last_cta):
+        cx = cta % ncx
+        cy = (cta // ncx) % ncy
+        cz = cta // (ncx * ncy)
+        init_cta(M, 0, cx, cy, cz, cta % M.geom[6], nthreads, nwarps)
+        for wl in range(nwarps):
+            init_warp(M, wl, 0, wl, nthreads)
+        while True:
+            progress = False
+            alive = False
+            for w in range(nwarps):
+                if M.wstat[w] == W_DONE:
+                    continue
+                alive = True
+                for _ in range(quantum):
+                    r = step(P, M, w)
+                    if r == S_FAULT:
+                        return S_FAULT
+                    if r != S_ISSUED:
+                        break
+                    progress = True
+                if M.wstat[w] == W_READY:
+                    progress = True
+            if not alive:
+                break
+            if not progress:
+                all_done = True
+                for w in range(nwarps):
+                    if M.wstat[w] != W_DONE:
+                        all_done = False
+                if all_done:
+                    break
+                fault(M, oc.E_DEADLOCK, 0, 0, M.spc[0, max(M.sp[0] - 1, 0)], 0, 0, 0)
+                _deadlock_site(M, nwarps)
+                return S_FAULT
+    return 0
+
+
+@njit(cache=True)
+def _deadlock_site(M, nwarps):
+    for w in range(nwarps):
+        if M.wstat[w] == W_BARRIER:
+            M.err[oc.EW_WARP] = w
+            M.err[oc.EW_PC] = M.spc[w, M.sp[w] - 1]
+            M.err[oc.EW_ADDR] = M.bar_arrived[0, M.wbar[w]]
+            M.err[oc.EW_SIZE] = M.cta_live[0]
+            return

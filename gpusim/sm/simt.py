@@ -1,0 +1,198 @@
+"""SIMT control: the per-warp reconvergence stack, branches, exits, calls and CTA barriers (numba).
+
+Stack entries are (pc, reconvergence pc, mask). A divergent branch turns the top entry into the
+reconvergence entry (pc := IPDOM) and pushes one entry per path; an entry pops when its pc reaches
+its reconvergence pc or when all its lanes have exited. When the top entry already reconverges at
+the same point, it is replaced instead of kept, so loops whose lanes leave one by one keep the
+stack shallow. Lanes that execute `exit` leave every entry.
+"""
+from __future__ import annotations
+
+from numba import njit
+
+from gpusim.isa import opcodes as oc
+from gpusim.isa.bits import popc64
+from gpusim.memory.access import _rd, _wr, fault
+from gpusim.sm.operands import bits, put
+from gpusim.sm.state import CALL_DEPTH, NBAR, STACK_DEPTH, W_BARRIER, W_DONE, W_READY
+
+
+@njit(cache=True)
+def settle(M, w):
+    """Pop finished entries; return the stack depth (0: warp finished)."""
+    sp = M.sp[w]
+    live = ~M.exited[w]
+    while sp > 0:
+        t = sp - 1
+        if (M.smask[w, t] & live) == 0 or M.spc[w, t] == M.srpc[w, t]:
+            sp -= 1
+        else:
+            break
+    M.sp[w] = sp
+    return sp
+
+
+@njit(cache=True)
+def branch(P, M, i, w, pc, amask, taken):
+    """Resolve a branch: taken lanes go to the target. Returns True when the warp diverged."""
+    t = M.sp[w] - 1
+    target = P.ins[i, oc.F_TARGET]
+    if taken == amask:
+        M.spc[w, t] = target
+        return False
+    if taken == 0:
+        M.spc[w, t] = pc + 1
+        return False
+    rpc = P.ins[i, oc.F_RECONV]
+    nottaken = amask & ~taken
+    if M.srpc[w, t] == rpc:
+        M.sp[w] = t                  # replace: this entry reconverges where the paths do
+    else:
+        M.spc[w, t] = rpc
+    if M.sp[w] + 2 > STACK_DEPTH:
+        fault(M, oc.E_STACK, w, 0, pc, 0, 0, 0)
+        return True
+    if pc + 1 != rpc:
+        _push(M, w, pc + 1, rpc, nottaken)
+    if target != rpc:
+        _push(M, w, target, rpc, taken)
+    return True
+
+
+@njit(cache=True)
+def _push(M, w, pc, rpc, mask):
+    s = M.sp[w]
+    M.spc[w, s] = pc
+    M.srpc[w, s] = rpc
+    M.smask[w, s] = mask
+    M.sp[w] = s + 1
+
+
+@njit(cache=True)
+def exit_lanes(M, w, emask):
+    """Retire lanes; a CTA barrier whose remaining threads have all arrived is released."""
+    newly = emask & ~M.exited[w]
+    M.exited[w] |= newly
+    c = M.wcta[w]
+    M.cta_live[c] -= popc64(newly)
+    if (M.valid[w] & ~M.exited[w]) == 0:
+        M.wstat[w] = W_DONE
+    for b in range(NBAR):
+        if M.bar_arrived[c, b] > 0 and M.bar_expect[c, b] == 0 and M.bar_arrived[c, b] >= M.cta_live[c]:
+            release(M, c, b)
+
+
+@njit(cache=True)
+def release(M, c, b):
+    """Let every warp of CTA c waiting on barrier b continue past its bar instruction."""
+    for w in range(M.wstat.shape[0]):
+        if M.wcta[w] == c and M.wstat[w] == W_BARRIER and M.wbar[w] == b:
+            M.wstat[w] = W_READY
+            M.spc[w, M.sp[w] - 1] += 1
+    M.bar_arrived[c, b] = 0
+    M.bar_expect[c, b] = 0
+    M.bar_red[c, b] = 0
+
+
+@njit(cache=True)
+def barrier(P, M, i, w, pc, emask):
+    """bar.sync / bar.arrive / bar.red. Returns True when the warp must wait."""
+    c = M.wcta[w]
+    kind = P.ins[i, oc.F_MOD]
+    nsrc = P.ins[i, oc.F_NSRC]
+    first = 0
+    for l in range(32):
+        if (emask >> l) & 1:
+            first = l
+            break
+    src0 = oc.S0 + (0 if kind != 2 else 0)
+    b = bits(P, M, i, src0, w, first) & (NBAR - 1) if nsrc > 0 else 0
+    expect = 0
+    if kind != 2 and nsrc > 1:
+        expect = bits(P, M, i, oc.S0 + 1, w, first)
+    elif kind == 2 and nsrc > 2:
+        expect = bits(P, M, i, oc.S0 + 1, w, first)
+    if kind == 2:
+        cpred = oc.S0 + nsrc - 1
+        for l in range(32):
+            if (emask >> l) & 1 and bits(P, M, i, cpred, w, l) & 1:
+                M.bar_red[c, b] += 1
+    M.bar_arrived[c, b] += popc64(emask)
+    if expect > 0:
+        M.bar_expect[c, b] = expect
+    need = M.bar_expect[c, b] if M.bar_expect[c, b] > 0 else M.cta_live[c]
+    if kind == 1:
+        if M.bar_arrived[c, b] >= need:
+            release(M, c, b)
+        M.spc[w, M.sp[w] - 1] = pc + 1
+        return False
+    M.wstat[w] = W_BARRIER
+    M.wbar[w] = b
+    if M.bar_arrived[c, b] >= need:
+        if kind == 2:
+            _bar_red_results(P, M, c, b)
+        release(M, c, b)
+    return M.wstat[w] == W_BARRIER
+
+
+@njit(cache=True)
+def _bar_red_results(P, M, c, b):
+    total = M.bar_arrived[c, b]
+    cnt = M.bar_red[c, b]
+    for w in range(M.wstat.shape[0]):
+        if M.wcta[w] != c or M.wstat[w] != W_BARRIER or M.wbar[w] != b:
+            continue
+        i = M.spc[w, M.sp[w] - 1]
+        mode = P.ins[i, oc.F_MOD2]
+        r = cnt if mode == 0 else (1 if (cnt == total if mode == 1 else cnt > 0) else 0)
+        live = M.smask[w, M.sp[w] - 1] & ~M.exited[w]
+        for l in range(32):
+            if (live >> l) & 1:
+                put(P, M, i, oc.D0, w, l, r)
+
+
+@njit(cache=True)
+def call(P, M, i, w, pc, emask):
+    row = P.calls[P.ins[i, oc.F_TARGET]]
+    if M.csp[w] >= CALL_DEPTH:
+        fault(M, oc.E_STACK, w, 0, pc, 0, 0, 0)
+        return
+    nargs = row[1]
+    for l in range(32):
+        if not (emask >> l) & 1:
+            continue
+        buf = M.lmem[w, l]
+        for k in range(nargs):
+            src, dst, size = row[3 + 3 * k], row[4 + 3 * k], row[5 + 3 * k]
+            for j in range(0, size, 8):
+                n = min(8, size - j)
+                _wr(buf, dst + j, n, _rd(buf, src + j, n))
+    M.cs_ret[w, M.csp[w]] = (pc + 1) | (i << 32)
+    M.csp[w] += 1
+    M.spc[w, M.sp[w] - 1] = row[0]
+
+
+@njit(cache=True)
+def ret_from_func(P, M, w, pc, emask):
+    if M.csp[w] == 0:
+        fault(M, oc.E_BADCALL, w, 0, pc, 0, 0, 0)
+        return
+    M.csp[w] -= 1
+    packed = M.cs_ret[w, M.csp[w]]
+    ret_pc = packed & 0xFFFFFFFF
+    ci = packed >> 32
+    row = P.calls[P.ins[ci, oc.F_TARGET]]
+    nrets = row[2]
+    base = 3 + 3 * 8
+    for l in range(32):
+        if not (emask >> l) & 1:
+            continue
+        buf = M.lmem[w, l]
+        for k in range(nrets):
+            src, dst, size = row[base + 3 * k], row[base + 1 + 3 * k], row[base + 2 + 3 * k]
+            for j in range(0, size, 8):
+                n = min(8, size - j)
+                _wr(buf, dst + j, n, _rd(buf, src + j, n))
+    M.spc[w, M.sp[w] - 1] = ret_pc
+
+

@@ -1,0 +1,86 @@
+"""Array state of the executor: the program (read-only) and the machine (warp/CTA slots, memories).
+
+Everything the numba executor touches is a numpy array in one of two named tuples, so a single
+compiled step function serves functional and timing mode alike. A warp slot holds one warp of one
+resident CTA; a CTA slot holds one resident CTA's shared memory and barrier state.
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+from gpusim.isa import opcodes as oc
+from gpusim.isa.types import kind_table
+
+STACK_DEPTH = 64     # SIMT reconvergence stack entries per warp
+CALL_DEPTH = 32      # nested .func calls per warp
+NBAR = 16            # named barriers per CTA
+
+# warp status
+W_FREE, W_READY, W_BARRIER, W_DONE = 0, 1, 2, 3
+
+Prog = namedtuple("Prog", "ins opk opv opo calls tsize tkind")
+
+Mach = namedtuple("Mach", [
+    "R",                                  # int64[W, nregs, 32] register bits
+    "spc", "srpc", "smask", "sp",         # SIMT stack per warp
+    "exited", "valid", "wstat", "wcta", "wlocal", "wbar",
+    "cs_ret", "csp",                      # call stack
+    "cta_id", "cta_live", "cta_nwarps", "cta_sm", "bar_arrived", "bar_expect", "bar_red",
+    "smem", "lmem", "gmem", "alo", "ahi", "cmem", "pmem",
+    "geom",                               # int64[16]: ntid xyz, nctaid xyz, nsm, dyn smem, total smem
+    "clock",                              # int64[2]: [0] current cycle / instruction clock, [1] instr budget
+    "cnt", "op_count", "pc_warp", "pc_thread",
+    "err",
+    "tr_addr", "tr_info",                 # last memory instruction's lane addresses and info (timing)
+    "si", "sf",                           # scratch: int64[4, 32] and float64[4, 32] operand vectors
+])
+
+G_NTX, G_NTY, G_NTZ, G_NCX, G_NCY, G_NCZ, G_NSM, G_DYNSMEM, G_TOTSMEM, G_TRACE = range(10)
+TI_SPACE, TI_SIZE, TI_MASK, TI_STORE, TI_NVEC, TI_ATOM = range(6)
+
+
+def make_prog(k) -> Prog:
+    tsize, tkind = kind_table()
+    return Prog(k.ins, k.opk, k.opv, k.opo, k.calls, tsize, tkind)
+
+
+def make_mach(k, n_warp_slots: int, n_cta_slots: int, gmem: np.ndarray, alo: np.ndarray, ahi: np.ndarray,
+              pmem: np.ndarray, block: tuple, grid: tuple, nsm: int, dyn_smem: int, budget: int) -> Mach:
+    W, C = n_warp_slots, n_cta_slots
+    smem_bytes = max(_round16(k.shared_static) + dyn_smem, 16)
+    geom = np.zeros(16, np.int64)
+    geom[G_NTX:G_NTZ + 1] = block
+    geom[G_NCX:G_NCZ + 1] = grid
+    geom[G_NSM] = nsm
+    geom[G_DYNSMEM] = dyn_smem
+    geom[G_TOTSMEM] = smem_bytes
+    clock = np.zeros(2, np.int64)
+    clock[1] = budget
+    return Mach(
+        R=np.zeros((W, k.nregs, 32), np.int64),
+        spc=np.zeros((W, STACK_DEPTH), np.int64), srpc=np.zeros((W, STACK_DEPTH), np.int64),
+        smask=np.zeros((W, STACK_DEPTH), np.int64), sp=np.zeros(W, np.int64),
+        exited=np.zeros(W, np.int64), valid=np.zeros(W, np.int64), wstat=np.zeros(W, np.int64),
+        wcta=np.zeros(W, np.int64), wlocal=np.zeros(W, np.int64), wbar=np.zeros(W, np.int64),
+        cs_ret=np.zeros((W, CALL_DEPTH), np.int64), csp=np.zeros(W, np.int64),
+        cta_id=np.zeros((C, 3), np.int64), cta_live=np.zeros(C, np.int64), cta_nwarps=np.zeros(C, np.int64),
+        cta_sm=np.zeros(C, np.int64),
+        bar_arrived=np.zeros((C, NBAR), np.int64), bar_expect=np.zeros((C, NBAR), np.int64),
+        bar_red=np.zeros((C, NBAR), np.int64),
+        smem=np.zeros((C, smem_bytes), np.uint8),
+        lmem=np.zeros((W, 32, max(k.local_size, 8)), np.uint8),
+        gmem=gmem, alo=alo, ahi=ahi,
+        cmem=np.frombuffer(k.const_bytes + b"\0" * 8, np.uint8).copy(),
+        pmem=pmem, geom=geom, clock=clock,
+        cnt=np.zeros(oc.NCNT, np.int64), op_count=np.zeros(len(oc.OPS), np.int64),
+        pc_warp=np.zeros(k.n, np.int64), pc_thread=np.zeros(k.n, np.int64),
+        err=np.zeros(8, np.int64),
+        tr_addr=np.zeros(32, np.int64), tr_info=np.zeros(8, np.int64),
+        si=np.zeros((4, 32), np.int64), sf=np.zeros((4, 32), np.float64),
+    )
+
+
+def _round16(x: int) -> int:
+    return (x + 15) // 16 * 16

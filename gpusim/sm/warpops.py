@@ -1,0 +1,106 @@
+"""Warp-wide instructions: shfl.sync, vote.sync, activemask, redux.sync (numba)."""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from gpusim.isa import opcodes as oc
+from gpusim.isa.bits import sext, zext
+from gpusim.isa.types import K_SINT
+from gpusim.sm.operands import bits, put
+
+
+@njit(cache=True)
+def exec_shfl(P, M, i, w, mask):
+    mode = P.ins[i, oc.F_MOD]
+    src = M.si[0]
+    for l in range(32):
+        src[l] = bits(P, M, i, oc.S0, w, l) & 0xFFFFFFFF
+    has_p = P.ins[i, oc.F_NDST] > 1
+    for l in range(32):
+        if not (mask >> l) & 1:
+            continue
+        b = bits(P, M, i, oc.S0 + 1, w, l) & 0x1F
+        c = bits(P, M, i, oc.S0 + 2, w, l)
+        cval = c & 0x1F
+        seg = (c >> 8) & 0x1F
+        max_lane = (l & seg) | (cval & ~seg)
+        min_lane = l & seg
+        if mode == 0:
+            j = l - b
+            ok = j >= max_lane
+        elif mode == 1:
+            j = l + b
+            ok = j <= max_lane
+        elif mode == 2:
+            j = l ^ b
+            ok = j <= max_lane
+        else:
+            j = min_lane | (b & ~seg)
+            ok = j <= max_lane
+        if not ok:
+            j = l
+        put(P, M, i, oc.D0, w, l, src[j])
+        if has_p:
+            put(P, M, i, oc.D0 + 1, w, l, 1 if ok else 0)
+
+
+@njit(cache=True)
+def exec_vote(P, M, i, w, mask):
+    mode = P.ins[i, oc.F_MOD]
+    ballot = np.int64(0)
+    for l in range(32):
+        if (mask >> l) & 1 and bits(P, M, i, oc.S0, w, l) & 1:
+            ballot |= np.int64(1) << l
+    if mode == 0:
+        r = 1 if ballot == mask else 0
+    elif mode == 1:
+        r = 1 if ballot != 0 else 0
+    elif mode == 2:
+        r = 1 if (ballot == mask or ballot == 0) else 0
+    else:
+        r = ballot
+    for l in range(32):
+        if (mask >> l) & 1:
+            put(P, M, i, oc.D0, w, l, r)
+
+
+@njit(cache=True)
+def exec_activemask(P, M, i, w, mask):
+    for l in range(32):
+        if (mask >> l) & 1:
+            put(P, M, i, oc.D0, w, l, mask)
+
+
+@njit(cache=True)
+def exec_redux(P, M, i, w, mask):
+    op = P.ins[i, oc.F_MOD]
+    ty = P.ins[i, oc.F_TYPE]
+    signed = P.tkind[ty] == K_SINT
+    acc = np.int64(0)
+    first = True
+    for l in range(32):
+        if not (mask >> l) & 1:
+            continue
+        v = bits(P, M, i, oc.S0, w, l)
+        v = sext(v, 4) if signed else zext(v, 4)
+        if first:
+            acc = v
+            first = False
+        elif op == 0:
+            acc += v
+        elif op == 1:
+            acc = min(acc, v)
+        elif op == 2:
+            acc = max(acc, v)
+        elif op == 3:
+            acc &= v
+        elif op == 4:
+            acc |= v
+        else:
+            acc ^= v
+    for l in range(32):
+        if (mask >> l) & 1:
+            put(P, M, i, oc.D0, w, l, zext(acc, 4))
+
+

@@ -1,0 +1,139 @@
+"""FP32 FMA latency (one warp, one dependent chain) and issue throughput (many warps, 8 chains).
+
+All values are exact in float32 (b = 1, c a multiple of 1/4, results far below 2**24), so the check
+is bit-exact whatever the order or fusion of operations.
+
+- fma_latency: 1 block of 32 threads; each thread runs 4096 dependent fma.rn.f32 (16 per loop
+  iteration, so loop overhead issues in the shadow of the chain). %clock64 around the chain;
+  `derive` gives cycles per FMA (the dependent-issue latency of the FMA pipe).
+- fma_throughput: 264 blocks x 256 threads (2 blocks = 16 warps per SM, 4 per SMSP); each thread
+  runs 8 independent chains of 1024 FMAs (8192 FMAs). Issue-bound: ~1 warp-FMA per SMSP per cycle.
+- launch_empty: one block of 32 threads that writes one word: the fixed cost of a launch.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import cuda
+
+from validation.cases._case import make_case, poison
+from validation.cases._intrinsics import clock64
+
+LAT_ITERS = 256  # x16 FMAs
+
+
+def fma_latency(a_in, b_in, c_in, iters, out, cycles):
+    i = cuda.threadIdx.x
+    a = a_in[i]
+    b = b_in[i]
+    c = c_in[i]
+    t0 = clock64()
+    for _ in range(iters):
+        a = cuda.fma(a, b, c)
+        a = cuda.fma(a, b, c)
+        a = cuda.fma(a, b, c)
+        a = cuda.fma(a, b, c)
+        a = cuda.fma(a, b, c)
+        a = cuda.fma(a, b, c)
+        a = cuda.fma(a, b, c)
+        a = cuda.fma(a, b, c)
+        a = cuda.fma(a, b, c)
+        a = cuda.fma(a, b, c)
+        a = cuda.fma(a, b, c)
+        a = cuda.fma(a, b, c)
+        a = cuda.fma(a, b, c)
+        a = cuda.fma(a, b, c)
+        a = cuda.fma(a, b, c)
+        a = cuda.fma(a, b, c)
+    out[i] = a
+    t1 = clock64()
+    cycles[i] = t1 - t0
+
+
+def _lat_inputs(seed=0):
+    rng = np.random.default_rng(seed)
+    return {"a_in": rng.integers(0, 64, 32).astype(np.float32),
+            "b_in": np.ones(32, np.float32),
+            "c_in": (rng.integers(1, 4, 32) * 0.25).astype(np.float32),
+            "iters": np.int64(LAT_ITERS), "out": poison(32, np.float32),
+            "cycles": np.full(32, -1, np.int64)}
+
+
+def _lat_ref(inp):
+    n = 16 * int(inp["iters"])
+    return {"out": (inp["a_in"].astype(np.float64) + n * inp["c_in"]).astype(np.float32)}
+
+
+def _lat_derive(out, inp):
+    n = 16 * int(inp["iters"])
+    cyc = out["cycles"].astype(np.int64)
+    return {"cycles": int(cyc[0]), "fmas": n, "cycles_per_fma": float(cyc[0]) / n,
+            "cycles_per_fma_lane_max": float(cyc.max()) / n}
+
+
+TP_GRID, TP_BLOCK, TP_ITERS = 264, 256, 1024
+
+
+def fma_throughput(b_in, c_in, iters, out):
+    t = cuda.grid(1)
+    b = b_in[0]
+    c = c_in[0]
+    base = np.float32(t & 7)
+    a0 = base
+    a1 = base + np.float32(1)
+    a2 = base + np.float32(2)
+    a3 = base + np.float32(3)
+    a4 = base + np.float32(4)
+    a5 = base + np.float32(5)
+    a6 = base + np.float32(6)
+    a7 = base + np.float32(7)
+    for _ in range(iters):
+        a0 = cuda.fma(a0, b, c)
+        a1 = cuda.fma(a1, b, c)
+        a2 = cuda.fma(a2, b, c)
+        a3 = cuda.fma(a3, b, c)
+        a4 = cuda.fma(a4, b, c)
+        a5 = cuda.fma(a5, b, c)
+        a6 = cuda.fma(a6, b, c)
+        a7 = cuda.fma(a7, b, c)
+    out[t] = ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7))
+
+
+def _make_tp(grid=TP_GRID, block=TP_BLOCK, iters=TP_ITERS, name="fma_throughput"):
+    n = grid * block
+
+    def inputs(seed=0):
+        return {"b_in": np.ones(1, np.float32), "c_in": np.full(1, 0.25, np.float32),
+                "iters": np.int64(iters), "out": poison(n, np.float32)}
+
+    def reference(inp):
+        base = (np.arange(n) & 7).astype(np.float64)
+        tot = 8 * base + 28 + 8 * int(inp["iters"]) * float(inp["c_in"][0])
+        return {"out": tot.astype(np.float32)}
+
+    def derive(out, inp):
+        return {"fmas_total": n * 8 * int(inp["iters"])}
+
+    return make_case(name, f"{grid}x{block} threads x 8 independent FMA chains x {iters}: FP32 issue "
+                     "throughput", "compute", fma_throughput, grid, block, inputs, reference,
+                     ("b_in", "c_in", "iters", "out"), ("out",), derive=derive)
+
+
+def _make_lat():
+    return make_case("fma_latency", "one warp, 4096 dependent FP32 FMAs: FMA dependent-issue latency",
+                     "compute", fma_latency, 1, 32, _lat_inputs, _lat_ref,
+                     ("a_in", "b_in", "c_in", "iters", "out", "cycles"), ("out", "cycles"),
+                     derive=_lat_derive)
+
+
+def empty(out):
+    if cuda.grid(1) == 0:
+        out[0] = 1
+
+
+def _empty_case():
+    return make_case("launch_empty", "one block of 32 threads writing one word: launch overhead",
+                     "compute", empty, 1, 32, lambda seed=0: {"out": np.zeros(1, np.int32)},
+                     lambda inp: {"out": np.ones(1, np.int32)}, ("out",), ("out",))
+
+
+CASES = [_make_lat(), _make_tp(), _empty_case()]
