@@ -44,7 +44,8 @@ def provenance(ncu: str | None) -> dict:
             attrs[a.lower()] = int(getattr(dev, a))
         except Exception as exc:  # noqa: BLE001
             attrs[a.lower()] = f"unavailable: {exc}"
-    name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
+    name = getattr(dev, "name", "unknown")
+    name = name.decode() if isinstance(name, bytes) else str(name)
     try:
         import numba_cuda
 
@@ -62,7 +63,7 @@ def provenance(ncu: str | None) -> dict:
     return {
         "date_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "gpu_name": name,
-        "compute_capability": list(dev.compute_capability),
+        "compute_capability": list(getattr(dev, "compute_capability", ())),
         "sm_count": attrs.get("multiprocessor_count"),
         "device_attributes": attrs,
         "driver_version": driver.group(1) if driver else None,

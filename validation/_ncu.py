@@ -30,10 +30,12 @@ BASE_METRICS = [
     "dram__bytes_write.sum", "gpu__time_duration.sum",
     # extra context, cheap: launch shape and L2/atomic traffic
     "launch__grid_size", "launch__block_size", "launch__shared_mem_per_block_static",
-    "launch__occupancy_per_block_size", "sm__warps_active.avg.per_cycle_active",
-    "smsp__cycles_active.avg", "lts__t_requests_srcunit_tex_op_atom.sum",
-    "lts__t_requests_srcunit_tex_op_red.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum",
-    "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum",
+    "launch__shared_mem_config_size",
+    "sm__warps_active.avg.per_cycle_active", "smsp__cycles_active.avg", "sm__ctas_launched.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum",
+    "lts__t_sectors_op_read.sum", "lts__t_sectors_op_write.sum", "lts__t_sectors_op_red.sum",
+    "lts__t_sectors_op_atom.sum", "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+    "smsp__average_warp_latency_per_inst_issued.ratio",
 ]
 
 STALL_REASONS = ["long_scoreboard", "short_scoreboard", "barrier", "mio_throttle", "lg_throttle",
@@ -52,19 +54,28 @@ def candidate_metrics() -> list[str]:
     return names
 
 
-def query_base_names(ncu: str, chip: str = "gh100") -> set[str] | None:
-    """Base metric names ncu knows for the chip, or None if the query failed."""
+def query_base_names(ncu: str, chip: str = "gh100") -> tuple[set[str] | None, str]:
+    """(base metric names ncu knows for the chip or None if the query failed, raw output)."""
     try:
         res = subprocess.run([ncu, "--query-metrics", "--chip", chip], capture_output=True,
                              text=True, timeout=120)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return None, str(exc)
     names = set()
     for line in res.stdout.splitlines():
         tok = line.split()
         if tok and re.fullmatch(r"[a-z0-9]+__[a-z0-9_]+", tok[0]):
             names.add(tok[0])
-    return names or None
+    return (names or None), res.stdout + res.stderr
+
+
+def stall_name_map(base_names: set[str] | None) -> dict:
+    """For each stall reason, the candidate names (per family) that exist on the chip."""
+    out = {}
+    for r in STALL_REASONS:
+        fams = [fam.format(r) for fam in STALL_FAMILIES]
+        out[r] = [m for m in fams if base_names is None or m.split(".")[0] in base_names]
+    return out
 
 
 def filter_existing(candidates: list[str], base_names: set[str] | None) -> tuple[list, list]:
@@ -82,7 +93,7 @@ def bad_metrics_from_error(text: str, metrics: list[str]) -> list[str]:
     """Metric names that ncu's error output complains about."""
     bad = []
     for line in text.splitlines():
-        if "metric" in line.lower() and ("fail" in line.lower() or "not" in line.lower()):
+        if line.startswith("==ERROR==") and "metric" in line.lower():
             bad += [m for m in metrics if m in line or m.split(".")[0] in line]
     return sorted(set(bad))
 
@@ -103,6 +114,21 @@ def parse_raw_csv(text: str) -> list[dict]:
             rec[name] = (_num(val), unit)
         out.append(rec)
     return out
+
+
+def parse_details_csv(text: str) -> list[dict]:
+    """Rows of `--page details --csv`: one line per (kernel, metric); regrouped by kernel ID."""
+    lines = [ln for ln in text.splitlines() if ln.startswith('"')]
+    if len(lines) < 2:
+        return []
+    rows = list(csv.DictReader(io.StringIO("\n".join(lines))))
+    by_id: dict = {}
+    for r in rows:
+        rec = by_id.setdefault(r.get("ID"), {"ID": (_num(r.get("ID", "")), ""),
+                                             "Kernel Name": (r.get("Kernel Name"), "")})
+        if r.get("Metric Name"):
+            rec[r["Metric Name"]] = (_num(r.get("Metric Value", "")), r.get("Metric Unit", ""))
+    return [by_id[k] for k in sorted(by_id, key=lambda x: int(x) if str(x).isdigit() else 0)]
 
 
 def _num(val: str):

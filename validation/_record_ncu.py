@@ -19,8 +19,10 @@ from validation._ncu import (
     bad_metrics_from_error,
     candidate_metrics,
     filter_existing,
+    parse_details_csv,
     parse_raw_csv,
     query_base_names,
+    stall_name_map,
 )
 
 RECORD = str(Path(__file__).resolve().parent / "record.py")
@@ -48,11 +50,13 @@ def _chunks(names: list[str], n: int) -> list[list[str]]:
 def profile_all(ncu: str, names: list[str], ncu_dir: Path, deadline: float, n_chunks: int):
     """Returns ({case: {"metrics": {...}, "launch": {...}}}, meta)."""
     ncu_dir.mkdir(parents=True, exist_ok=True)
-    base = query_base_names(ncu)
+    base, query_text = query_base_names(ncu)
+    (ncu_dir / "query_metrics_gh100.txt").write_text(query_text)
     metrics, dropped = filter_existing(candidate_metrics(), base)
     meta = {"flags": NCU_FLAGS, "query_metrics_ok": base is not None,
             "requested": candidate_metrics(), "dropped_not_on_chip": dropped, "dropped_by_error": [],
-            "chunks": {}}
+            "stall_name_map": stall_name_map(base),
+            "stall_names_on_chip": sorted(n for n in (base or ()) if "stall" in n), "chunks": {}}
     results: dict = {}
     for ci, chunk in enumerate(_chunks(names, n_chunks)):
         rep, order_file = ncu_dir / f"chunk{ci}", ncu_dir / f"chunk{ci}.order"
@@ -84,6 +88,11 @@ def profile_all(ncu: str, names: list[str], ncu_dir: Path, deadline: float, n_ch
                               "--print-units", "base"], capture_output=True, text=True, timeout=120)
         (ncu_dir / f"chunk{ci}.csv").write_text(res.stdout)
         rows = parse_raw_csv(res.stdout)
+        if not rows:
+            res = subprocess.run([ncu, "--import", str(report), "--csv", "--page", "details",
+                                  "--print-units", "base"], capture_output=True, text=True, timeout=120)
+            (ncu_dir / f"chunk{ci}.details.csv").write_text(res.stdout)
+            rows = parse_details_csv(res.stdout)
         order = order_file.read_text().split() if order_file.exists() else []
         meta["chunks"][ci]["rows"] = len(rows)
         for name, row in zip(order, rows, strict=False):

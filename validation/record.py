@@ -101,7 +101,10 @@ class Timer:
         self.delay = cuda.jit(_delay)
         self.flusher = cuda.jit(_flush)
         self.buf = cuda.device_array(FLUSH_BYTES // 4, np.int32)
-        self.e0, self.e1 = cuda.event(timing=True), cuda.event(timing=True)
+        try:
+            self.e0, self.e1 = cuda.event(timing=True), cuda.event(timing=True)
+        except TypeError:  # numba's CUDA simulator
+            self.e0, self.e1 = cuda.event(), cuda.event()
         self.n_flush = 0
 
     def flush(self):
@@ -118,7 +121,7 @@ class Timer:
             k[grid, block](*dargs)
             self.e1.record()
             self.e1.synchronize()
-            ts.append(self.cuda.event_elapsed_time(self.e0, self.e1) * 1e6)
+            ts.append(self.e0.elapsed_time(self.e1) * 1e6)
         ts = np.array(ts)
         return {"median_ns": float(np.median(ts)), "min_ns": float(ts.min()), "max_ns": float(ts.max()),
                 "mean_ns": float(ts.mean()), "n": int(ts.size)}
@@ -137,21 +140,21 @@ def kernel_info(case, k, inp, outdir: Path) -> dict:
             "ptx_sha256": digest, "ptx_sha256_normalized": sha256(normalize_ptx(ptx).encode()),
             "ptx_normalization": "re.sub(r'B\\d+v\\d+(?=B\\d+)', '', ptx): numba's per-process id",
             "ptx_contains_clock64": "%clock64" in ptx}
-    for attr, fn in (("regs_per_thread", "get_regs_per_thread"),
-                     ("shared_mem_per_block", "get_shared_mem_per_block"),
-                     ("local_mem_per_thread", "get_local_mem_per_thread"),
-                     ("max_threads_per_block", "get_max_threads_per_block")):
+    key = sig if sig in k.overloads else next((s for s in k.overloads if str(s) == str(sig)), None)
+    info["overload_found"] = key is not None
+    for attr in ("regs_per_thread", "shared_mem_per_block", "local_mem_per_thread",
+                 "max_threads_per_block", "const_mem_size"):
         try:
-            info[attr] = int(getattr(k, fn)(sig))
+            info[attr] = int(getattr(k.overloads[key], attr))
         except Exception as exc:  # noqa: BLE001
             info[attr] = f"unavailable: {exc}"
     try:
-        launched = k.inspect_asm(sig)
+        launched = k.inspect_asm(key)
         info["launched_ptx_matches_normalized"] = normalize_ptx(launched) == normalize_ptx(ptx)
     except Exception as exc:  # noqa: BLE001
         info["launched_ptx_matches_normalized"] = f"unavailable: {exc}"
     try:
-        sass = k.inspect_sass(sig)
+        sass = k.inspect_sass(key)
         (outdir / "sass" / f"{case.NAME}.sass").write_text(sass)
         info["sass_file"] = f"sass/{case.NAME}.sass"
         info["sass_instructions_static"] = len(re.findall(r"^\s+/\*[0-9a-f]{4,}\*/", sass, re.M))
@@ -233,7 +236,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=str(Path(__file__).parent / "data" / "h100"))
     ap.add_argument("--cases", default="", help="comma-separated case names (default: all)")
     ap.add_argument("--reps", type=int, default=25)
-    ap.add_argument("--budget-s", type=float, default=540.0, help="stop starting new work after this")
+    ap.add_argument("--budget-s", type=float, default=500.0, help="stop starting new work after this")
     ap.add_argument("--ncu-chunks", type=int, default=3)
     ap.add_argument("--skip-ncu", action="store_true")
     ap.add_argument("--ncu-target", action="store_true", help=argparse.SUPPRESS)

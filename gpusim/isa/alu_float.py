@@ -15,7 +15,7 @@ from numba import njit
 from gpusim.isa import opcodes as oc
 from gpusim.isa.bits import bits_of_f32, bits_of_f64, fma32, fma64, ftz32, round_f32, round_integral
 from gpusim.isa.types import T_F32, T_F64
-from gpusim.sm.operands import fval, put
+from gpusim.sm.operands import bits, fval, put
 
 OP_ADD, OP_SUB, OP_MUL, OP_MAD, OP_FMA = oc.OP["add"], oc.OP["sub"], oc.OP["mul"], oc.OP["mad"], oc.OP["fma"]
 OP_DIV, OP_ABS, OP_NEG, OP_MIN, OP_MAX = oc.OP["div"], oc.OP["abs"], oc.OP["neg"], oc.OP["min"], oc.OP["max"]
@@ -25,7 +25,7 @@ OP_TESTP = oc.OP["testp"]
 CANON_NAN32 = 0x7FFFFFFF
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def gatherf(P, M, i, s, w, mask, ty, row, ftz):
     for l in range(32):
         if (mask >> l) & 1:
@@ -35,7 +35,7 @@ def gatherf(P, M, i, s, w, mask, ty, row, ftz):
             M.sf[row, l] = v
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def store_f(P, M, i, w, l, v, ty, rnd, ftz, sat):
     if sat:
         v = 0.0 if np.isnan(v) else min(max(v, 0.0), 1.0)
@@ -48,7 +48,7 @@ def store_f(P, M, i, w, l, v, ty, rnd, ftz, sat):
     put(P, M, i, oc.D0, w, l, bits_of_f32(r))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _fmin(a, b, is_max):
     if np.isnan(a):
         return b
@@ -65,7 +65,7 @@ def _fmin(a, b, is_max):
     return a if a < b else b
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def exec_float(P, M, i, w, mask):
     op = P.ins[i, oc.F_OP]
     ty = P.ins[i, oc.F_TYPE]
@@ -134,9 +134,8 @@ def exec_float(P, M, i, w, mask):
             store_f(P, M, i, w, l, v, ty, rnd if rnd <= 3 else 0, ftz, sat)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _sign_ops(P, M, i, w, mask, op, ty, ftz):
-    from gpusim.sm.operands import bits
     sign = np.int64(1) << (63 if ty == T_F64 else 31)
     for l in range(32):
         if not (mask >> l) & 1:
@@ -158,7 +157,7 @@ def _sign_ops(P, M, i, w, mask, op, ty, ftz):
         put(P, M, i, oc.D0, w, l, r)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _testp(P, M, i, w, mask, ty):
     kind = P.ins[i, oc.F_MOD]
     for l in range(32):
@@ -181,6 +180,6 @@ def _testp(P, M, i, w, mask, ty):
         put(P, M, i, oc.D0, w, l, 1 if r else 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def integral(v, rnd):
     return round_integral(v, rnd)

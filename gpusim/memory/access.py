@@ -13,7 +13,7 @@ from gpusim.memory.spaces import (CONST_WINDOW, GLOBAL_BASE, LOCAL_WINDOW, PARAM
                                   WINDOW_SIZE)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def fault(M, code, w, l, pc, addr, size, space):
     if M.err[0] == 0:
         M.err[oc.EW_CODE] = code
@@ -26,7 +26,7 @@ def fault(M, code, w, l, pc, addr, size, space):
         M.err[oc.EW_CTA] = M.wcta[w]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def locate(M, space, addr, size, w, l, pc):
     """-> (space, offset) with space resolved from generic; (-1, 0) after recording a fault."""
     sp = space
@@ -69,7 +69,7 @@ def locate(M, space, addr, size, w, l, pc):
     return sp, a
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _rd(buf, off, size):
     v = np.int64(0)
     for k in range(size):
@@ -77,13 +77,13 @@ def _rd(buf, off, size):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _wr(buf, off, size, v):
     for k in range(size):
         buf[off + k] = np.uint8((v >> (8 * k)) & 0xFF)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def load(M, sp, off, size, w, l):
     if sp == oc.SP_GLOBAL:
         return _rd(M.gmem, off, size)
@@ -96,7 +96,7 @@ def load(M, sp, off, size, w, l):
     return _rd(M.pmem, off, size)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def store(M, sp, off, size, w, l, v):
     if sp == oc.SP_GLOBAL:
         _wr(M.gmem, off, size, v)

@@ -32,10 +32,10 @@ OP_MOV, OP_SETP, OP_SELP, OP_SLCT, OP_CVT, OP_CVTA, OP_SET = (O["mov"], O["setp"
 OP_SHFL, OP_VOTE, OP_ACTIVEMASK, OP_REDUX = O["shfl"], O["vote"], O["activemask"], O["redux"]
 OP_TRAP, OP_MEMBAR, OP_NOP = O["trap"], O["membar"], O["nop"]
 FLOAT_ONLY_LO, FLOAT_ONLY_HI = O["sqrt"], O["testp"]   # sqrt .. testp are float-only opcodes
-OP_FMA = O["fma"]
+OP_FMA, OP_MAD, OP_BRKPT, OP_NANOSLEEP = O["fma"], O["mad"], O["brkpt"], O["nanosleep"]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def guard_mask(P, M, i, w, amask):
     g = P.ins[i, oc.F_GUARD]
     if g < 0:
@@ -48,7 +48,7 @@ def guard_mask(P, M, i, w, amask):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def step(P, M, w):
     if M.wstat[w] != W_READY:
         return S_DONE if M.wstat[w] == W_DONE else S_BARRIER
@@ -126,10 +126,10 @@ def step(P, M, w):
     elif op == OP_TRAP:
         if emask != 0:
             fault(M, oc.E_TRAP, w, 0, pc, 0, 0, 0)
-    elif op == OP_MEMBAR or op == OP_NOP or op == O["brkpt"] or op == O["nanosleep"]:
+    elif op == OP_MEMBAR or op == OP_NOP or op == OP_BRKPT or op == OP_NANOSLEEP:
         pass
     elif op == OP_FMA or (op >= FLOAT_ONLY_LO and op <= FLOAT_ONLY_HI) or P.tkind[ty] == K_FLOAT:
-        if op == O["mad"] and P.tkind[ty] != K_FLOAT:
+        if op == OP_MAD and P.tkind[ty] != K_FLOAT:
             exec_int(P, M, i, w, emask)
         else:
             exec_float(P, M, i, w, emask)
@@ -143,7 +143,7 @@ def step(P, M, w):
     return S_ISSUED
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def init_warp(M, w, c, wlocal, nthreads):
     """Place warp `wlocal` of the CTA in CTA slot c into warp slot w."""
     first = wlocal * 32
@@ -164,7 +164,7 @@ def init_warp(M, w, c, wlocal, nthreads):
             M.R[w, r, l] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def init_cta(M, c, cx, cy, cz, sm, nthreads, nwarps):
     M.cta_id[c, 0] = cx
     M.cta_id[c, 1] = cy
@@ -179,7 +179,7 @@ def init_cta(M, c, cx, cy, cz, sm, nthreads, nwarps):
     M.smem[c, :] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def run_grid(P, M, first_cta, last_cta, quantum):
     """Functional mode: run CTAs [first_cta, last_cta) one after another in slot 0.
 
@@ -228,7 +228,7 @@ def run_grid(P, M, first_cta, last_cta, quantum):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _deadlock_site(M, nwarps):
     for w in range(nwarps):
         if M.wstat[w] == W_BARRIER:

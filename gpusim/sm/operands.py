@@ -9,8 +9,28 @@ from gpusim.isa.bits import f32_of, f64_of, sext, zext
 from gpusim.isa.types import K_SINT, T_F32, T_F64
 from gpusim.sm.state import G_NCX, G_NSM, G_NTX, G_NTY, G_NTZ
 
+SR_CLOCK = oc.SR["clock"]
+SR_CLOCK64 = oc.SR["clock64"]
+SR_CLOCK_HI = oc.SR["clock_hi"]
+SR_DYNAMIC_SMEM_SIZE = oc.SR["dynamic_smem_size"]
+SR_GLOBALTIMER = oc.SR["globaltimer"]
+SR_GLOBALTIMER_HI = oc.SR["globaltimer_hi"]
+SR_GLOBALTIMER_LO = oc.SR["globaltimer_lo"]
+SR_GRIDID = oc.SR["gridid"]
+SR_LANEID = oc.SR["laneid"]
+SR_LANEMASK_EQ = oc.SR["lanemask_eq"]
+SR_LANEMASK_GE = oc.SR["lanemask_ge"]
+SR_LANEMASK_GT = oc.SR["lanemask_gt"]
+SR_LANEMASK_LE = oc.SR["lanemask_le"]
+SR_LANEMASK_LT = oc.SR["lanemask_lt"]
+SR_NSMID = oc.SR["nsmid"]
+SR_NWARPID = oc.SR["nwarpid"]
+SR_SMID = oc.SR["smid"]
+SR_TOTAL_SMEM_SIZE = oc.SR["total_smem_size"]
+SR_WARPID = oc.SR["warpid"]
 
-@njit(cache=True)
+
+@njit(cache=True, _nrt=False)
 def sreg(M, sid, w, l):
     lin = M.wlocal[w] * 32 + l
     ntx, nty = M.geom[G_NTX], M.geom[G_NTY]
@@ -26,48 +46,48 @@ def sreg(M, sid, w, l):
         return M.cta_id[M.wcta[w], sid - 6]
     if sid <= 11:
         return M.geom[G_NCX + sid - 9]
-    if sid == oc.SR["laneid"]:
+    if sid == SR_LANEID:
         return l
-    if sid == oc.SR["warpid"]:
+    if sid == SR_WARPID:
         return M.wlocal[w]
-    if sid == oc.SR["nwarpid"]:
+    if sid == SR_NWARPID:
         return 64
-    if sid == oc.SR["smid"]:
+    if sid == SR_SMID:
         return M.cta_sm[M.wcta[w]]
-    if sid == oc.SR["nsmid"]:
+    if sid == SR_NSMID:
         return M.geom[G_NSM]
-    if sid == oc.SR["gridid"]:
+    if sid == SR_GRIDID:
         return 1
-    if sid == oc.SR["lanemask_eq"]:
+    if sid == SR_LANEMASK_EQ:
         return np.int64(1) << l
-    if sid == oc.SR["lanemask_le"]:
+    if sid == SR_LANEMASK_LE:
         return (np.int64(2) << l) - 1
-    if sid == oc.SR["lanemask_lt"]:
+    if sid == SR_LANEMASK_LT:
         return (np.int64(1) << l) - 1
-    if sid == oc.SR["lanemask_ge"]:
+    if sid == SR_LANEMASK_GE:
         return 0xFFFFFFFF & ~((np.int64(1) << l) - 1)
-    if sid == oc.SR["lanemask_gt"]:
+    if sid == SR_LANEMASK_GT:
         return 0xFFFFFFFF & ~((np.int64(2) << l) - 1)
-    if sid == oc.SR["clock"]:
+    if sid == SR_CLOCK:
         return M.clock[0] & 0xFFFFFFFF
-    if sid == oc.SR["clock_hi"]:
+    if sid == SR_CLOCK_HI:
         return (M.clock[0] >> 32) & 0xFFFFFFFF
-    if sid == oc.SR["clock64"]:
+    if sid == SR_CLOCK64:
         return M.clock[0]
-    if sid == oc.SR["globaltimer"]:
+    if sid == SR_GLOBALTIMER:
         return M.clock[0]          # one tick per cycle; scaled to ns by the timing model's report
-    if sid == oc.SR["globaltimer_lo"]:
+    if sid == SR_GLOBALTIMER_LO:
         return M.clock[0] & 0xFFFFFFFF
-    if sid == oc.SR["globaltimer_hi"]:
+    if sid == SR_GLOBALTIMER_HI:
         return M.clock[0] >> 32
-    if sid == oc.SR["dynamic_smem_size"]:
+    if sid == SR_DYNAMIC_SMEM_SIZE:
         return M.geom[7]
-    if sid == oc.SR["total_smem_size"]:
+    if sid == SR_TOTAL_SMEM_SIZE:
         return M.geom[8]
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bits(P, M, i, s, w, l):
     """Raw 64-bit value of source slot s."""
     k = P.opk[i, s]
@@ -82,7 +102,7 @@ def bits(P, M, i, s, w, l):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def ival(P, M, i, s, w, l, ty):
     """Integer value of slot s as type ty (sign- or zero-extended to 64 bits)."""
     b = bits(P, M, i, s, w, l)
@@ -92,7 +112,7 @@ def ival(P, M, i, s, w, l, ty):
     return zext(b, n)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def fval(P, M, i, s, w, l, ty):
     """Float value of slot s as float64 (f32 widened exactly)."""
     b = bits(P, M, i, s, w, l)
@@ -101,19 +121,19 @@ def fval(P, M, i, s, w, l, ty):
     return np.float64(f32_of(b))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def put(P, M, i, s, w, l, v):
     """Write raw bits v to destination slot s (sinks and immediates are ignored)."""
     if P.opk[i, s] == oc.OK_REG:
         M.R[w, P.opv[i, s], l] = v
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def put_int(P, M, i, s, w, l, v, ty):
     n = P.tsize[ty]
     put(P, M, i, s, w, l, zext(v, n) if n < 8 else v)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def is_f32(ty):
     return ty == T_F32

@@ -1,0 +1,107 @@
+"""Kernel front ends: PTX text/files, numba.cuda Python kernels (via compile_ptx), CUDA C (via nvcc)."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gpusim.errors import GpusimError, LaunchError
+from gpusim.isa.decode import DecodedKernel, decode_kernel
+from gpusim.isa.parser import parse_ptx
+
+CC = (9, 0)
+
+
+@dataclass
+class PTXKernel:
+    """One .entry of a loaded PTX module; decoded on first use."""
+    module: PTXModule
+    name: str
+    _decoded: DecodedKernel | None = field(default=None, repr=False)
+    signature: tuple | None = None      # numba argument types when compiled from Python
+
+    @property
+    def decoded(self) -> DecodedKernel:
+        if self._decoded is None:
+            self._decoded = decode_kernel(self.module.ast, self.name)
+        return self._decoded
+
+    @property
+    def ptx(self) -> str:
+        return self.module.text
+
+
+class PTXModule:
+    def __init__(self, text: str, file: str = "<ptx>"):
+        self.text, self.file = text, file
+        self.ast = parse_ptx(text, file)
+        self.kernels = {n: PTXKernel(self, n) for n, f in self.ast.functions.items() if f.kind == "entry"}
+
+    def __getitem__(self, name: str) -> PTXKernel:
+        if name in self.kernels:
+            return self.kernels[name]
+        hits = [k for k in self.kernels if name in k]
+        if len(hits) == 1:
+            return self.kernels[hits[0]]
+        known = ", ".join(sorted(self.kernels)) or "none"
+        raise LaunchError(f"{self.file}: no kernel named '{name}' (kernels: {known})")
+
+    def __iter__(self):
+        return iter(self.kernels)
+
+
+def load_ptx(path_or_text: str | os.PathLike) -> PTXModule:
+    """Load PTX from a file path or from PTX text."""
+    s = str(path_or_text)
+    if "\n" not in s and (s.endswith(".ptx") or os.path.exists(s)):
+        p = Path(s)
+        if not p.exists():
+            raise LaunchError(f"{s}: no such PTX file")
+        return PTXModule(p.read_text(), p.name)
+    return PTXModule(s, "<ptx>")
+
+
+def load_cuda(path: str | os.PathLike, arch: str = "sm_90") -> PTXModule:
+    """Compile CUDA C to PTX with nvcc (must be on PATH) and load it."""
+    nvcc = shutil.which("nvcc")
+    if nvcc is None:
+        raise GpusimError(f"{path}: compiling CUDA C needs nvcc on PATH (not found); pass a .ptx file or a "
+                          "numba.cuda kernel instead")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "k.ptx"
+        r = subprocess.run([nvcc, f"-arch={arch}", "-ptx", "-lineinfo", str(path), "-o", str(out)],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            raise GpusimError(f"nvcc failed on {path}:\n{r.stderr.strip()}")
+        return PTXModule(out.read_text(), Path(path).name.replace(".cu", ".ptx"))
+
+
+_NUMBA_CACHE: dict = {}
+
+
+def numba_kernel(fn, argtypes: tuple) -> PTXKernel:
+    """Compile a numba.cuda kernel (dispatcher or plain function) for these argument types (cached)."""
+    py = getattr(fn, "py_func", fn)
+    key = (py, tuple(str(t) for t in argtypes))
+    hit = _NUMBA_CACHE.get(key)
+    if hit is not None:
+        return hit
+    from numba import cuda
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ptx, _ = cuda.compile_ptx(py, tuple(argtypes), cc=CC, lineinfo=True)
+    except Exception as e:   # numba typing errors are user errors: report them in one piece
+        first = str(e).strip().splitlines()
+        raise LaunchError(f"numba could not compile '{py.__name__}' for {argtypes}: "
+                          + " ".join(first[:6])) from None
+    mod = PTXModule(ptx, f"{py.__name__}.ptx")
+    (name,) = list(mod.kernels)
+    k = mod.kernels[name]
+    k.signature = tuple(argtypes)
+    _NUMBA_CACHE[key] = k
+    return k

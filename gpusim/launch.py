@@ -1,0 +1,239 @@
+"""gpusim.launch: run a kernel on a simulated GPU, numba.cuda style."""
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gpusim.errors import KernelFault, LaunchError
+from gpusim.isa import opcodes as oc
+from gpusim.kernels import PTXKernel, numba_kernel
+from gpusim.memory.device import DeviceMemory
+from gpusim.presets import get_preset
+from gpusim.sm.executor import run_grid
+from gpusim.sm.state import make_mach, make_prog
+
+DEFAULT_BUDGET = 2_000_000_000     # warp instructions before the watchdog stops a launch
+
+
+@dataclass
+class LaunchResult:
+    kernel: str
+    grid: tuple
+    block: tuple
+    mode: str
+    gpu: str
+    metrics: dict = field(default_factory=dict)
+    cycles: int = 0
+    per_pc: dict = field(default_factory=dict)     # 'warp' / 'thread': arrays indexed by pc
+    decoded: object = None
+    wall_s: float = 0.0
+    timing: object = None
+
+    @property
+    def warp_instructions(self) -> int:
+        return int(self.metrics["smsp__inst_executed.sum"])
+
+    @property
+    def thread_instructions(self) -> int:
+        return int(self.metrics["smsp__thread_inst_executed.sum"])
+
+
+def _dim3(v, what: str) -> tuple:
+    if isinstance(v, (int, np.integer)):
+        v = (int(v),)
+    try:
+        t = tuple(int(x) for x in v)
+    except TypeError:
+        raise LaunchError(f"{what} must be an int or a tuple of 1-3 ints, got {v!r}") from None
+    if not 1 <= len(t) <= 3 or any(x < 1 for x in t):
+        raise LaunchError(f"{what} must be 1-3 positive ints, got {v!r}")
+    return t + (1,) * (3 - len(t))
+
+
+def _numba_type(a):
+    from numba import typeof
+    if isinstance(a, np.ndarray):
+        return typeof(a)
+    if isinstance(a, (bool, np.bool_)):
+        return typeof(np.bool_(a))
+    if isinstance(a, (int, float, complex, np.generic)):
+        return typeof(a)
+    raise LaunchError(f"unsupported kernel argument of type {type(a).__name__}: pass numpy arrays or scalars")
+
+
+def _resolve(kernel, args, signature) -> PTXKernel:
+    if isinstance(kernel, PTXKernel):
+        return kernel
+    if not callable(kernel):
+        raise LaunchError(f"kernel must be a numba.cuda kernel, a Python function or a PTX kernel, got {kernel!r}")
+    if signature is not None:
+        sig = signature
+        if hasattr(sig, "args"):
+            sig = sig.args
+        sig = tuple(sig)
+        if len(sig) != len(args):
+            raise LaunchError(f"signature has {len(sig)} types but {len(args)} arguments were given")
+    else:
+        sig = tuple(_numba_type(a) for a in args)
+    return numba_kernel(kernel, sig)
+
+
+def _flatten_args(k: PTXKernel, args, mem: DeviceMemory, copies: list) -> list:
+    """Kernel argument values in PTX parameter order, arrays as device pointers (+ numba's descriptor)."""
+    numba_style = k.signature is not None
+    flat = []
+    for idx, a in enumerate(args):
+        if isinstance(a, np.ndarray):
+            src = a if (a.flags.c_contiguous or a.flags.f_contiguous) else np.ascontiguousarray(a)
+            addr = mem.put_array(src)
+            copies.append((a, src, addr))
+            if numba_style:
+                flat += [0, 0, a.size, a.itemsize, addr]
+                flat += list(src.shape) + [s for s in src.strides]
+            else:
+                flat.append(addr)
+        elif numba_style:
+            t = k.signature[idx]
+            if hasattr(t, "ndim"):
+                raise LaunchError(f"argument {idx} is {type(a).__name__} but the signature says an array {t}")
+            flat.append(np.dtype(str(t)).type(a) if str(t) != "bool" else np.bool_(a))
+        else:
+            flat.append(a)
+    return flat
+
+
+def _pack_params(k: PTXKernel, values: list) -> np.ndarray:
+    d = k.decoded
+    buf = bytearray(max(d.param_size, 8))
+    if len(values) != len(d.params):
+        raise LaunchError(f"kernel '{d.name[:60]}' takes {len(d.params)} parameters, "
+                          f"got {len(values)} values")
+    for p, v in zip(d.params, values):
+        if p.type in ("f32", "f64"):
+            data = struct.pack("<f" if p.type == "f32" else "<d", float(v))
+        elif p.size <= 8:
+            iv = int(v) if not isinstance(v, (float, np.floating)) else int(np.asarray(v).view(
+                np.int32 if p.size == 4 else np.int64))
+            data = (iv & ((1 << (8 * p.size)) - 1)).to_bytes(p.size, "little")
+        else:
+            raise LaunchError(f"parameter '{p.name}' of {p.size} bytes (aggregates) is not supported")
+        buf[p.offset:p.offset + len(data)] = data
+    return np.frombuffer(bytes(buf), np.uint8).copy()
+
+
+def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "functional", shared_mem: int = 0,
+           signature=None, max_instructions: int = DEFAULT_BUDGET, **opts) -> LaunchResult:
+    """Run `kernel[grid, block](*args)` on the simulated GPU `gpu`.
+
+    numpy arrays are copied to simulated device memory and back in place afterwards (as numba.cuda
+    does for host arrays). mode: "functional" (results and instruction counters) or "timing".
+    """
+    import time
+    if mode not in ("functional", "timing"):
+        raise LaunchError(f"mode must be 'functional' or 'timing', got {mode!r}")
+    spec = get_preset(gpu) if isinstance(gpu, str) else gpu
+    g, b = _dim3(grid, "grid"), _dim3(block, "block")
+    nthreads = b[0] * b[1] * b[2]
+    if nthreads > spec.max_threads_per_cta:
+        raise LaunchError(f"block of {nthreads} threads exceeds the {spec.max_threads_per_cta} allowed per block")
+    if g[1] > 65535 or g[2] > 65535 or g[0] > 2**31 - 1:
+        raise LaunchError(f"grid {g} exceeds the limits (2^31-1, 65535, 65535)")
+    k = _resolve(kernel, args, signature)
+    d = k.decoded
+    mem = DeviceMemory(d.globals_size, d.global_inits)
+    copies: list = []
+    values = _flatten_args(k, args, mem, copies)
+    pmem = _pack_params(k, values)
+    mem.build()
+    t0 = time.perf_counter()
+    if mode == "timing":
+        from gpusim.timing.engine import run_timing
+        res = run_timing(k, d, mem, pmem, g, b, spec, shared_mem, max_instructions, **opts)
+    else:
+        res = _run_functional(k, d, mem, pmem, g, b, spec, shared_mem, max_instructions)
+    res.wall_s = time.perf_counter() - t0
+    for orig, src, addr in copies:
+        out = mem.read(addr, src.nbytes).view(src.dtype).reshape(src.shape, order="A" if src.flags.f_contiguous
+                                                                  and not src.flags.c_contiguous else "C")
+        if src.flags.f_contiguous and not src.flags.c_contiguous:
+            out = mem.read(addr, src.nbytes).view(src.dtype).reshape(src.shape, order="F")
+        orig[...] = out
+    return res
+
+
+def _run_functional(k, d, mem, pmem, g, b, spec, shared_mem, budget) -> LaunchResult:
+    nthreads = b[0] * b[1] * b[2]
+    nwarps = (nthreads + 31) // 32
+    P = make_prog(d)
+    M = make_mach(d, nwarps, 1, mem.gmem, mem.alo, mem.ahi, pmem, b, g, spec.n_sm, shared_mem, budget)
+    total = g[0] * g[1] * g[2]
+    r = run_grid(P, M, 0, total, 4096)
+    if r != 0:
+        raise KernelFault(fault_message(d, M, g, b))
+    res = LaunchResult(kernel=d.name, grid=g, block=b, mode="functional", gpu=spec.name, decoded=d)
+    res.metrics = functional_metrics(M, d)
+    res.per_pc = {"warp": M.pc_warp.copy(), "thread": M.pc_thread.copy()}
+    return res
+
+
+def functional_metrics(M, d) -> dict:
+    c = M.cnt
+    warp, thread = int(c[oc.CNT_WARP_INST]), int(c[oc.CNT_THREAD_INST])
+    m = {
+        "smsp__inst_executed.sum": warp,
+        "smsp__thread_inst_executed.sum": thread,
+        "smsp__thread_inst_executed_pred_on.sum": thread - int(c[oc.CNT_PRED_OFF]),
+        "smsp__thread_inst_executed_per_inst_executed.ratio": thread / warp if warp else 0.0,
+        "smsp__sass_average_branch_targets_threads_uniform.pct": 0.0,
+        "sm__sass_branch_divergent.sum": int(c[oc.CNT_DIVERGENT]),
+        "gpusim__branches.sum": int(c[oc.CNT_BRANCH]),
+        "gpusim__simt_efficiency.pct": 100.0 * thread / (32 * warp) if warp else 0.0,
+        "gpusim__barriers.sum": int(c[oc.CNT_BAR]),
+    }
+    br = int(c[oc.CNT_BRANCH])
+    m["smsp__sass_average_branch_targets_threads_uniform.pct"] = (
+        100.0 * (br - int(c[oc.CNT_DIVERGENT])) / br if br else 100.0)
+    m["opcodes"] = {oc.OPS[i]: int(n) for i, n in enumerate(M.op_count) if n}
+    return m
+
+
+_ERR = {oc.E_OOB: "out-of-bounds", oc.E_MISALIGNED: "misaligned"}
+_SPACE_NAME = {v: k for k, v in oc.SPACE.items()}
+
+
+def fault_message(d, M, g, b) -> str:
+    e = M.err
+    code, w, lane, pc = int(e[oc.EW_CODE]), int(e[oc.EW_WARP]), int(e[oc.EW_LANE]), int(e[oc.EW_PC])
+    c = int(M.wcta[w]) if w < len(M.wcta) else 0
+    cta = tuple(int(x) for x in M.cta_id[c])
+    lin = int(M.wlocal[w]) * 32 + lane
+    tid = (lin % b[0], (lin // b[0]) % b[1], lin // (b[0] * b[1]))
+    where = _where(d, pc)
+    if code in _ERR:
+        op = oc.OPS[int(d.ins[pc, oc.F_OP])]
+        kind = {"ld": "load", "ldu": "load", "st": "store"}.get(op, "atomic")
+        space = _SPACE_NAME.get(int(e[oc.EW_SPACE]), "?")
+        return (f"{_ERR[code]} {space} {kind} of {int(e[oc.EW_SIZE])} bytes at address {int(e[oc.EW_ADDR]):#x} "
+                f"by block {cta} thread {tid} {where}")
+    if code == oc.E_DEADLOCK:
+        return (f"deadlock: block {cta} waits at a barrier that can never complete "
+                f"({int(e[oc.EW_ADDR])} of {int(e[oc.EW_SIZE])} live threads arrived) {where}")
+    if code == oc.E_WATCHDOG:
+        return f"watchdog: the kernel exceeded its budget of {int(M.clock[1])} warp instructions {where}"
+    if code == oc.E_TRAP:
+        return f"trap executed by block {cta} thread {tid} {where}"
+    if code == oc.E_STACK:
+        return f"SIMT or call stack overflow in block {cta} {where}"
+    return f"invalid call or return in block {cta} {where}"
+
+
+def _where(d, pc: int) -> str:
+    if not 0 <= pc < d.n:
+        return ""
+    s = f"at {d.file}:{d.ptx_lines[pc]} `{d.texts[pc]}`"
+    if d.src_lines[pc]:
+        f, line = d.src_lines[pc]
+        s += f" (source {f}:{line})"
+    return s
