@@ -6,6 +6,7 @@ import shutil
 import subprocess
 import tempfile
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -83,16 +84,43 @@ def load_cuda(path: str | os.PathLike, arch: str = "sm_90") -> PTXModule:
 _NUMBA_CACHE: dict = {}
 
 
-def numba_kernel(fn, argtypes: tuple) -> PTXKernel:
-    """Compile a numba.cuda kernel (dispatcher or plain function) for these argument types (cached)."""
+@contextmanager
+def _contraction(enabled: bool):
+    """NVVM contracts a*b+c into fma by default (as numba.cuda does on a GPU). With contraction off
+    the PTX keeps separate mul.rn/add.rn, whose results equal numpy's float32 arithmetic bit for bit.
+    numba-cuda's compile_ptx does not expose NVVM's -fma flag, so it is injected here."""
+    from numba.cuda.cudadrv import nvvm
+    if enabled:
+        yield
+        return
+    orig = nvvm.compile_ir
+
+    def compile_ir(llvmir, **options):
+        if not options.get("fastmath"):
+            options.setdefault("fma", False)
+        return orig(llvmir, **options)
+
+    nvvm.compile_ir = compile_ir
+    try:
+        yield
+    finally:
+        nvvm.compile_ir = orig
+
+
+def numba_kernel(fn, argtypes: tuple, fma: bool = False) -> PTXKernel:
+    """Compile a numba.cuda kernel (dispatcher or plain function) for these argument types (cached).
+
+    fma=False (default) compiles without floating-point contraction so results match numpy;
+    fma=True gives the PTX numba.cuda itself runs on a GPU (a*b+c fused into fma.rn).
+    """
     py = getattr(fn, "py_func", fn)
-    key = (py, tuple(str(t) for t in argtypes))
+    key = (py, tuple(str(t) for t in argtypes), fma)
     hit = _NUMBA_CACHE.get(key)
     if hit is not None:
         return hit
     from numba import cuda
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), _contraction(fma):
             warnings.simplefilter("ignore")
             ptx, _ = cuda.compile_ptx(py, tuple(argtypes), cc=CC, lineinfo=True)
     except Exception as e:   # numba typing errors are user errors: report them in one piece

@@ -63,7 +63,7 @@ def _numba_type(a):
     raise LaunchError(f"unsupported kernel argument of type {type(a).__name__}: pass numpy arrays or scalars")
 
 
-def _resolve(kernel, args, signature) -> PTXKernel:
+def _resolve(kernel, args, signature, fma=False) -> PTXKernel:
     if isinstance(kernel, PTXKernel):
         return kernel
     if not callable(kernel):
@@ -77,7 +77,7 @@ def _resolve(kernel, args, signature) -> PTXKernel:
             raise LaunchError(f"signature has {len(sig)} types but {len(args)} arguments were given")
     else:
         sig = tuple(_numba_type(a) for a in args)
-    return numba_kernel(kernel, sig)
+    return numba_kernel(kernel, sig, fma)
 
 
 def _flatten_args(k: PTXKernel, args, mem: DeviceMemory, copies: list) -> list:
@@ -124,7 +124,7 @@ def _pack_params(k: PTXKernel, values: list) -> np.ndarray:
 
 
 def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "functional", shared_mem: int = 0,
-           signature=None, max_instructions: int = DEFAULT_BUDGET, **opts) -> LaunchResult:
+           signature=None, max_instructions: int = DEFAULT_BUDGET, fma: bool = False, **opts) -> LaunchResult:
     """Run `kernel[grid, block](*args)` on the simulated GPU `gpu`.
 
     numpy arrays are copied to simulated device memory and back in place afterwards (as numba.cuda
@@ -140,7 +140,7 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "functiona
         raise LaunchError(f"block of {nthreads} threads exceeds the {spec.max_threads_per_cta} allowed per block")
     if g[1] > 65535 or g[2] > 65535 or g[0] > 2**31 - 1:
         raise LaunchError(f"grid {g} exceeds the limits (2^31-1, 65535, 65535)")
-    k = _resolve(kernel, args, signature)
+    k = _resolve(kernel, args, signature, fma)
     d = k.decoded
     mem = DeviceMemory(d.globals_size, d.global_inits)
     copies: list = []
@@ -149,7 +149,10 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "functiona
     mem.build()
     t0 = time.perf_counter()
     if mode == "timing":
-        from gpusim.timing.engine import run_timing
+        try:
+            from gpusim.timing.engine import run_timing
+        except ImportError:
+            raise NotImplementedError("timing mode is not built yet") from None
         res = run_timing(k, d, mem, pmem, g, b, spec, shared_mem, max_instructions, **opts)
     else:
         res = _run_functional(k, d, mem, pmem, g, b, spec, shared_mem, max_instructions)

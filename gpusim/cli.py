@@ -1,0 +1,56 @@
+"""The `gpusim` command line. User mistakes print one clear line and exit 2; no tracebacks."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from gpusim.errors import GpusimError
+
+EXIT_USER = 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="gpusim", description="A cycle-approximate GPU simulator for PTX kernels.")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("list", help="list example programs and GPU presets")
+    r = sub.add_parser("run", help="run an example program, a .ptx or a .cu file")
+    r.add_argument("target", help="program name (see `gpusim list`), FILE.ptx or FILE.cu")
+    r.add_argument("--gpu", default="h100", help="preset name or a .toml override file (default h100)")
+    r.add_argument("--mode", default=None, choices=["functional", "timing"],
+                   help="simulation mode (default: timing when available, else functional)")
+    r.add_argument("--size", type=int, default=None, help="problem size (program-specific)")
+    r.add_argument("--small", action="store_true", help="use the program's small test size")
+    r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--kernel", help="kernel name in a PTX/CUDA file")
+    r.add_argument("--grid", help="grid for a PTX kernel: N or X,Y[,Z]")
+    r.add_argument("--block", help="block for a PTX kernel: N or X,Y[,Z]")
+    r.add_argument("--arg", action="append", default=[],
+                   help="PTX kernel argument, repeat in order: f32[1024]=rand, i32[64]=arange, "
+                        "f32[8]=fill:2.5, f32=2.5, i32=1024 (arrays are passed as pointers)")
+    r.add_argument("--shared", type=int, default=0, help="dynamic shared memory bytes per block")
+    r.add_argument("--max-instructions", type=int, default=None, help="watchdog budget (warp instructions)")
+    r.add_argument("--lines", action="store_true", help="show the hottest PTX/source lines")
+    r.add_argument("--json", help="write every counter to this JSON file")
+    r.add_argument("--csv", help="write every counter to this CSV file")
+    x = sub.add_parser("ptx", help="print the PTX of an example program")
+    x.add_argument("program")
+    pr = sub.add_parser("presets", help="show GPU presets")
+    pr.add_argument("name", nargs="?")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        from gpusim import commands
+        return getattr(commands, f"cmd_{args.cmd}")(args) or 0
+    except GpusimError as e:
+        print(f"gpusim: error: {e}", file=sys.stderr)
+        return EXIT_USER
+    except KeyboardInterrupt:
+        print("gpusim: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,208 @@
+"""Implementations of the CLI subcommands (glue between programs, launch and report)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from gpusim import report
+from gpusim.errors import GpusimError, LaunchError
+from gpusim.launch import DEFAULT_BUDGET, launch
+from gpusim.presets import PRESETS, get_preset
+
+
+def cmd_list(args):
+    from rich.table import Table
+
+    from programs import all_programs
+    from programs.ptx_programs import PTX_PROGRAMS
+    t = Table(title="example programs", title_justify="left")
+    t.add_column("name")
+    t.add_column("default size", justify="right")
+    t.add_column("description")
+    for name, mod in all_programs().items():
+        t.add_row(name, str(mod.DEFAULT_SIZE), mod.DESCRIPTION)
+    for name, spec in PTX_PROGRAMS.items():
+        t.add_row(name, "-", f"PTX from CUDA C: {spec['file']} kernel {spec['kernel']}")
+    report.console.print(t)
+    p = Table(title="GPU presets", title_justify="left")
+    p.add_column("name")
+    p.add_column("SMs", justify="right")
+    p.add_column("clock MHz", justify="right")
+    p.add_column("description")
+    for s in PRESETS.values():
+        p.add_row(s.name, str(s.n_sm), f"{s.clock_mhz:.0f}", s.description)
+    report.console.print(p)
+
+
+def cmd_presets(args):
+    from rich.table import Table
+    names = [args.name] if args.name else list(PRESETS)
+    for n in names:
+        spec = get_preset(n)
+        t = Table(title=f"{spec.name}: {spec.description}", title_justify="left")
+        t.add_column("field")
+        t.add_column("value", justify="right")
+        t.add_column("unit")
+        for k, v, u in spec.describe():
+            t.add_row(k, report.fmt(v), u)
+        report.console.print(t)
+
+
+def _program(name):
+    from programs import all_programs
+    progs = all_programs()
+    if name not in progs:
+        raise LaunchError(f"unknown program '{name}' (see `gpusim list`)")
+    return progs[name]
+
+
+def cmd_ptx(args):
+    from gpusim.kernels import numba_kernel
+    from programs.ptx_programs import PTX_DIR, PTX_PROGRAMS
+    if args.program in PTX_PROGRAMS:
+        print((PTX_DIR / PTX_PROGRAMS[args.program]["file"]).read_text())
+        return
+    mod = _program(args.program)
+    for fn, sig in mod.KERNELS:
+        print(numba_kernel(fn, tuple(sig)).ptx)
+
+
+def _mode(args):
+    return args.mode or "timing"
+
+
+def cmd_run(args):
+    target = args.target
+    spec = get_preset(args.gpu)
+    budget = args.max_instructions or DEFAULT_BUDGET
+    opts = dict(gpu=spec, mode=_mode(args), shared_mem=args.shared, max_instructions=budget)
+    if target.endswith((".ptx", ".cu")):
+        results, ok = _run_file(args, opts)
+    else:
+        from programs.ptx_programs import PTX_PROGRAMS
+        if target in PTX_PROGRAMS:
+            results, ok = _run_ptx_program(target, opts, args.seed)
+        else:
+            results, ok = _run_program(args, opts)
+    _show(results, args, ok)
+    return 0 if ok is not False else 1
+
+
+def _run_program(args, opts):
+    mod = _program(args.target)
+    size = args.size or (mod.SMALL_SIZE if args.small else mod.DEFAULT_SIZE)
+    inp = mod.inputs(size, seed=args.seed)
+    results = []
+
+    def launcher(kernel, grid, block, *kargs):
+        r = launch(kernel, grid, block, *kargs, **opts)
+        results.append(r)
+        return r
+
+    with report.console.status(f"simulating {mod.NAME} (size {size}) on {opts['gpu'].name}"):
+        out = mod.run(launcher, inp)
+    ref = mod.reference(inp)
+    ok = True
+    for k, expect in ref.items():
+        got = out[k]
+        if not np.allclose(got, expect, rtol=mod.RTOL, atol=mod.ATOL, equal_nan=True):
+            err = float(np.max(np.abs(got.astype(np.float64) - expect.astype(np.float64))))
+            report.console.print(f"[red]MISMATCH[/red] output '{k}': max abs error {err:g}")
+            ok = False
+    if ok:
+        tol = "bit-exact" if mod.RTOL == 0 and mod.ATOL == 0 else f"rtol {mod.RTOL:g}, atol {mod.ATOL:g}"
+        report.console.print(f"[green]result matches the numpy reference[/green] ({tol})")
+    return results, ok
+
+
+def _dims(text, what):
+    if text is None:
+        raise LaunchError(f"--{what} is required for a PTX kernel")
+    try:
+        return tuple(int(x) for x in text.split(","))
+    except ValueError:
+        raise LaunchError(f"--{what} must be N or X,Y[,Z], got '{text}'") from None
+
+
+def _parse_args(texts, seed):
+    from programs.argspec import parse_args
+    try:
+        return parse_args(texts, seed)
+    except ValueError as e:
+        raise LaunchError(f"bad --arg: {e}") from None
+
+
+def _run_file(args, opts):
+    from gpusim.kernels import load_cuda, load_ptx
+    if not Path(args.target).exists():
+        raise LaunchError(f"{args.target}: no such file")
+    mod = load_cuda(args.target) if args.target.endswith(".cu") else load_ptx(args.target)
+    if args.kernel is None:
+        names = list(mod)
+        if len(names) != 1:
+            raise LaunchError(f"{args.target} has kernels {', '.join(names)}: choose one with --kernel")
+        args.kernel = names[0]
+    k = mod[args.kernel]
+    kargs = _parse_args(args.arg, args.seed)
+    r = launch(k, _dims(args.grid, "grid"), _dims(args.block, "block"), *kargs, **opts)
+    for i, a in enumerate(kargs):
+        if isinstance(a, np.ndarray):
+            report.console.print(f"arg {i}: {a.dtype}[{a.size}] after the kernel: {np.array2string(a[:8])}"
+                                 + (" ..." if a.size > 8 else ""))
+    return [r], None
+
+
+def _run_ptx_program(name, opts, seed):
+    from gpusim.kernels import load_ptx
+    from programs.ptx_programs import PTX_DIR, PTX_PROGRAMS
+    spec = PTX_PROGRAMS[name]
+    k = load_ptx(str(PTX_DIR / spec["file"]))[spec["kernel"]]
+    kargs = _parse_args(spec["args"], seed)
+    before = [a.copy() if isinstance(a, np.ndarray) else a for a in kargs]
+    r = launch(k, spec["grid"], spec["block"], *kargs, **opts)
+    ok = True
+    for idx, expect in spec["reference"](before).items():
+        if not np.allclose(kargs[idx], expect, rtol=spec.get("rtol", 0), atol=spec.get("atol", 0)):
+            report.console.print(f"[red]MISMATCH[/red] argument {idx}")
+            ok = False
+    if ok:
+        report.console.print("[green]result matches the numpy reference[/green]")
+    return [r], ok
+
+
+def _show(results, args, ok):
+    if not results:
+        raise GpusimError("the program launched no kernel")
+    report.console.print(report.counters_table(results, f"{len(results)} launch(es) on {results[0].gpu} "
+                                                        f"({results[0].mode})"))
+    report.console.print(report.opcode_table(results))
+    if getattr(args, "lines", False):
+        report.console.print(report.lines_table(results[0]))
+    if args.json:
+        Path(args.json).write_text(json.dumps([_export(r) for r in results], indent=1))
+    if args.csv:
+        import csv
+        with open(args.csv, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["launch", "kernel", "metric", "value"])
+            for i, r in enumerate(results):
+                for k, v in _flat(r.metrics).items():
+                    w.writerow([i, r.kernel, k, v])
+
+
+def _flat(metrics):
+    out = {}
+    for k, v in metrics.items():
+        if isinstance(v, dict):
+            for k2, v2 in v.items():
+                out[f"{k}.{k2}"] = v2
+        else:
+            out[k] = v
+    return out
+
+
+def _export(r):
+    return {"kernel": r.kernel, "grid": r.grid, "block": r.block, "gpu": r.gpu, "mode": r.mode,
+            "cycles": r.cycles, "metrics": r.metrics}

@@ -1,0 +1,158 @@
+"""Helpers for instruction-level tests: wrap a few PTX instructions in a kernel, run it on one block of
+32 threads (one warp), and return each lane's outputs.
+
+    out = run_lanes("add.s32 %d, %a, %b;", ins={"a": ("s32", a), "b": ("s32", b)}, outs={"d": "s32"})
+    out["d"]     # numpy array of 32 values, lane i at index i
+
+Each input is a 32-element array (or one scalar for every lane) loaded by lane `tid.x` from its own
+global array into a register `%<name>` of the given PTX type; each output register is stored by lane
+`tid.x` into its own array after the body. `pred` inputs/outputs travel as u32 0/1. 16-bit float types
+(f16, bf16) travel as their raw uint16 bits.
+"""
+from __future__ import annotations
+
+import struct
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import gpusim  # noqa: E402
+
+NUMPY = {
+    "s16": np.int16, "u16": np.uint16, "b16": np.uint16, "f16": np.uint16, "bf16": np.uint16,
+    "s32": np.int32, "u32": np.uint32, "b32": np.uint32, "f32": np.float32,
+    "s64": np.int64, "u64": np.uint64, "b64": np.uint64, "f64": np.float64,
+    "pred": np.uint32,
+}  # fmt: skip
+HEADER = ".version 8.0\n.target sm_90\n.address_size 64\n"
+
+
+def ptx_size(t: str) -> int:
+    return np.dtype(NUMPY[t]).itemsize
+
+
+def _mem_type(t: str) -> str:
+    if t == "pred":
+        return "u32"
+    if t in ("f16", "bf16"):
+        return "b16"
+    return t
+
+
+def build_kernel(body: str, ins: dict, outs: dict, regs: dict | None = None, decls: str = "",
+                 name: str = "k") -> str:
+    """PTX text of a kernel: params out_<name>... then in_<name>...; registers %<name> of each type."""
+    regs = dict(regs or {})
+    params = [f".param .u64 out_{n}" for n in outs] + [f".param .u64 in_{n}" for n in ins]
+    lines = [HEADER, f".visible .entry {name}(", ",\n".join("\t" + p for p in params), ")", "{"]
+    lines += ["\t.reg .u32 %z_tid;", "\t.reg .u64 %z_base, %z_off, %z_addr;", "\t.reg .u32 %z_tmp;",
+              "\t.reg .pred %z_p;"]
+    declared = {}
+    for n, (t, _) in ins.items():
+        declared[n] = t
+    for n, t in outs.items():
+        declared.setdefault(n, t)
+    for n, t in regs.items():
+        declared.setdefault(n, t)
+    for n, t in declared.items():
+        lines.append(f"\t.reg .{t} %{n};")
+    if decls:
+        lines.append(decls)
+    lines.append("\tmov.u32 %z_tid, %tid.x;")
+    for n, (t, _) in ins.items():
+        mt = _mem_type(t)
+        lines += [f"\tld.param.u64 %z_base, [in_{n}];",
+                  f"\tmul.wide.u32 %z_off, %z_tid, {ptx_size(t)};",
+                  "\tadd.s64 %z_addr, %z_base, %z_off;"]
+        if t == "pred":
+            lines += [f"\tld.global.{mt} %z_tmp, [%z_addr];", f"\tsetp.ne.u32 %{n}, %z_tmp, 0;"]
+        else:
+            lines.append(f"\tld.global.{mt} %{n}, [%z_addr];")
+    lines.append("// body")
+    lines.append(body)
+    lines.append("// epilogue")
+    lines.append("Z_EPILOGUE:")
+    for n, t in outs.items():
+        mt = _mem_type(t)
+        lines += [f"\tld.param.u64 %z_base, [out_{n}];",
+                  f"\tmul.wide.u32 %z_off, %z_tid, {ptx_size(t)};",
+                  "\tadd.s64 %z_addr, %z_base, %z_off;"]
+        if t == "pred":
+            lines += [f"\tselp.u32 %z_tmp, 1, 0, %{n};", f"\tst.global.u32 [%z_addr], %z_tmp;"]
+        else:
+            lines.append(f"\tst.global.{mt} [%z_addr], %{n};")
+    lines += ["\tret;", "}", ""]
+    return "\n".join(lines)
+
+
+def lanes(values, t: str) -> np.ndarray:
+    dt = NUMPY[t]
+    if np.isscalar(values) or np.ndim(values) == 0:
+        return np.full(32, values, dtype=dt)
+    arr = np.asarray(values)
+    if arr.dtype != dt and arr.dtype.kind == np.dtype(dt).kind and arr.dtype.itemsize == np.dtype(dt).itemsize:
+        arr = arr.astype(dt)
+    if arr.dtype != dt:
+        arr = np.array([int(v) if np.dtype(dt).kind in "iu" else v for v in arr.tolist()], dtype=dt)
+    assert arr.shape == (32,), f"an input needs 32 lane values, got shape {arr.shape}"
+    return arr
+
+
+def run_lanes(body: str, ins: dict | None = None, outs: dict | None = None, regs: dict | None = None,
+              decls: str = "", block: int = 32, **launch_opts) -> dict:
+    """Run `body` on one warp; ins: name -> (type, values), outs: name -> type. Returns name -> array."""
+    ins = dict(ins or {})
+    outs = dict(outs or {})
+    text = build_kernel(body, ins, outs, regs, decls)
+    k = gpusim.load_ptx(text)["k"]
+    out_arrays = {n: np.zeros(block if block > 32 else 32, dtype=NUMPY[t]) for n, t in outs.items()}
+    in_arrays = []
+    for _n, (t, v) in ins.items():
+        arr = lanes(v, t)
+        if block > 32:
+            arr = np.resize(arr, block)
+        in_arrays.append(arr)
+    res = gpusim.launch(k, 1, block, *out_arrays.values(), *in_arrays, **launch_opts)
+    out_arrays["_result"] = res
+    return out_arrays
+
+
+def run_ptx(text: str, kernel: str, grid, block, *args, **opts):
+    """Launch a complete PTX module's kernel; arrays are updated in place."""
+    return gpusim.launch(gpusim.load_ptx(text)[kernel], grid, block, *args, **opts)
+
+
+# ------------------------------------------------------------------ float bit helpers
+def f32_bits(x) -> int:
+    return struct.unpack("<I", struct.pack("<f", float(x)))[0]
+
+
+def bits_f32(b: int) -> float:
+    return struct.unpack("<f", struct.pack("<I", b & 0xFFFFFFFF))[0]
+
+
+def f64_bits(x) -> int:
+    return struct.unpack("<Q", struct.pack("<d", float(x)))[0]
+
+
+def bits_f64(b: int) -> float:
+    return struct.unpack("<d", struct.pack("<Q", b & (2**64 - 1)))[0]
+
+
+def as_bits32(arr) -> np.ndarray:
+    return np.asarray(arr, dtype=np.float32).view(np.uint32)
+
+
+def as_bits64(arr) -> np.ndarray:
+    return np.asarray(arr, dtype=np.float64).view(np.uint64)
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(12345)
