@@ -11,8 +11,10 @@ global array into a register `%<name>` of the given PTX type; each output regist
 """
 from __future__ import annotations
 
+import math
 import struct
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -46,10 +48,13 @@ def _mem_type(t: str) -> str:
 
 
 def build_kernel(body: str, ins: dict, outs: dict, regs: dict | None = None, decls: str = "",
-                 name: str = "k") -> str:
-    """PTX text of a kernel: params out_<name>... then in_<name>...; registers %<name> of each type."""
+                 name: str = "k", arrays: dict | None = None) -> str:
+    """PTX text of a kernel: params out_<name>..., in_<name>..., arr_<name>...; registers %<name>.
+
+    The body may use %z_tid (u32 tid.x) and branch to Z_EPILOGUE (the output stores)."""
     regs = dict(regs or {})
     params = [f".param .u64 out_{n}" for n in outs] + [f".param .u64 in_{n}" for n in ins]
+    params += [f".param .u64 arr_{n}" for n in (arrays or {})]
     lines = [HEADER, f".visible .entry {name}(", ",\n".join("\t" + p for p in params), ")", "{"]
     lines += ["\t.reg .u32 %z_tid;", "\t.reg .u64 %z_base, %z_off, %z_addr;", "\t.reg .u32 %z_tmp;",
               "\t.reg .pred %z_p;"]
@@ -105,11 +110,14 @@ def lanes(values, t: str) -> np.ndarray:
 
 
 def run_lanes(body: str, ins: dict | None = None, outs: dict | None = None, regs: dict | None = None,
-              decls: str = "", block: int = 32, **launch_opts) -> dict:
-    """Run `body` on one warp; ins: name -> (type, values), outs: name -> type. Returns name -> array."""
+              decls: str = "", block: int = 32, arrays: dict | None = None, **launch_opts) -> dict:
+    """Run `body` on one warp (or `block` threads); ins: name -> (type, values), outs: name -> type,
+    arrays: name -> numpy array passed as pointer parameter arr_<name> and updated in place.
+    Returns name -> array for every output and array, and "_result" -> the LaunchResult."""
     ins = dict(ins or {})
     outs = dict(outs or {})
-    text = build_kernel(body, ins, outs, regs, decls)
+    arrays = dict(arrays or {})
+    text = build_kernel(body, ins, outs, regs, decls, arrays=arrays)
     k = gpusim.load_ptx(text)["k"]
     out_arrays = {n: np.zeros(block if block > 32 else 32, dtype=NUMPY[t]) for n, t in outs.items()}
     in_arrays = []
@@ -118,7 +126,8 @@ def run_lanes(body: str, ins: dict | None = None, outs: dict | None = None, regs
         if block > 32:
             arr = np.resize(arr, block)
         in_arrays.append(arr)
-    res = gpusim.launch(k, 1, block, *out_arrays.values(), *in_arrays, **launch_opts)
+    res = gpusim.launch(k, 1, block, *out_arrays.values(), *in_arrays, *arrays.values(), **launch_opts)
+    out_arrays.update(arrays)
     out_arrays["_result"] = res
     return out_arrays
 
@@ -151,6 +160,64 @@ def as_bits32(arr) -> np.ndarray:
 
 def as_bits64(arr) -> np.ndarray:
     return np.asarray(arr, dtype=np.float64).view(np.uint64)
+
+
+# ------------------------------------------------------------------ exact rounding references
+FORMATS = {  # precision bits (incl. the implicit one), minimum normal exponent, maximum exponent
+    "f64": (53, -1022, 1023), "f32": (24, -126, 127), "f16": (11, -14, 15), "bf16": (8, -126, 127),
+}
+
+
+def round_exact(x, fmt: str = "f32", mode: str = "rn") -> float:
+    """Round an exact rational (Fraction / int / float) to the binary format `fmt` with IEEE rounding
+    mode rn / rz / rm / rp, handling subnormals and overflow. Returns a Python float (exact)."""
+    if isinstance(x, (float, np.floating)):
+        if not math.isfinite(float(x)) or float(x) == 0:
+            return float(x)                     # infinities, NaN and signed zeros convert exactly
+        x = Fraction(float(x))
+    x = Fraction(x)
+    p, emin, emax = FORMATS[fmt]
+    if x == 0:
+        return 0.0
+    sign = -1 if x < 0 else 1
+    a = abs(x)
+    e = a.numerator.bit_length() - a.denominator.bit_length()
+    while Fraction(2) ** e > a:
+        e -= 1
+    while Fraction(2) ** (e + 1) <= a:
+        e += 1
+    e = max(e, emin)
+    quantum = Fraction(2) ** (e - p + 1)
+    n = a / quantum
+    fl = n.numerator // n.denominator
+    rem = n - fl
+    if mode == "rn":
+        up = rem > Fraction(1, 2) or (rem == Fraction(1, 2) and fl % 2 == 1)
+    elif mode == "rz":
+        up = False
+    elif mode == "rp":
+        up = rem > 0 and sign > 0
+    elif mode == "rm":
+        up = rem > 0 and sign < 0
+    else:
+        raise ValueError(mode)
+    r = (fl + int(up)) * quantum
+    if r == 0:
+        return math.copysign(0.0, sign)
+    largest = (2 - Fraction(2) ** (1 - p)) * Fraction(2) ** emax
+    if r > largest:
+        to_inf = mode == "rn" or (mode == "rp" and sign > 0) or (mode == "rm" and sign < 0)
+        return sign * math.inf if to_inf else float(sign * largest)
+    return float(sign * r)
+
+
+def f32_exact(x, mode: str = "rn") -> np.float32:
+    return np.float32(round_exact(x, "f32", mode))
+
+
+def fr(x) -> Fraction:
+    """The exact value of a float / numpy float as a Fraction."""
+    return Fraction(float(x))
 
 
 @pytest.fixture

@@ -37,7 +37,7 @@ def provenance(ncu: str | None) -> dict:
     dev = cuda.get_current_device()
     attrs = {}
     for a in ("MULTIPROCESSOR_COUNT", "L2_CACHE_SIZE", "MAX_SHARED_MEMORY_PER_MULTIPROCESSOR",
-              "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN", "MAX_THREADS_PER_MULTI_PROCESSOR",
+              "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN", "MAX_THREADS_PER_MULTIPROCESSOR",
               "MAX_REGISTERS_PER_MULTIPROCESSOR", "CLOCK_RATE", "MEMORY_CLOCK_RATE",
               "GLOBAL_MEMORY_BUS_WIDTH"):
         try:

@@ -95,18 +95,27 @@ def profile_all(ncu: str, names: list[str], ncu_dir: Path, deadline: float, n_ch
             rows = parse_details_csv(res.stdout)
         order = order_file.read_text().split() if order_file.exists() else []
         meta["chunks"][ci]["rows"] = len(rows)
+        keep = {m.split(".")[0] for m in candidate_metrics()}
         for name, row in zip(order, rows, strict=False):
-            results[name] = _case_record(row, ci)
+            results[name] = _case_record(row, ci, keep)
+            if "device_attributes" not in meta:
+                meta["device_attributes"] = {k: v for k, (v, _) in row.items()
+                                             if k.startswith("device__attribute_")}
     meta["metrics_used"] = metrics
     meta["stall_family_present"] = _stall_families(results)
     return results, meta
 
 
-def _case_record(row: dict, chunk: int) -> dict:
+KEEP_PREFIXES = ("launch__", "profiler__replayer_passes", "sm__maximum_warps", "smsp__maximum_warps")
+
+
+def _case_record(row: dict, chunk: int, keep: set[str]) -> dict:
+    """Requested metrics (all their .sum/.avg/.min/.max forms) and launch__* attributes of one row;
+    the device__attribute_* columns go to device.json once."""
     metrics, launch = {}, {}
     for key, (val, unit) in row.items():
         if "__" in key:
-            if val not in ("", "n/a", None):
+            if val not in ("", "n/a", None) and (key.split(".")[0] in keep or key.startswith(KEEP_PREFIXES)):
                 metrics[key] = {"value": val, "unit": unit}
         else:
             launch[key] = val

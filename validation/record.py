@@ -39,17 +39,12 @@ from validation import _device, _ncu  # noqa: E402
 from validation._record_ncu import print_table, profile_all, summarize  # noqa: E402
 from validation.cases import all_cases  # noqa: E402
 from validation.cases._intrinsics import clock64  # noqa: E402
-from validation.ptx import case_ptx, case_signature  # noqa: E402
+from validation.ptx import NORMALIZATION, case_ptx, case_signature, normalize_ptx  # noqa: E402
 
 FLUSH_BYTES = 256 << 20
 DELAY_CYCLES = 400_000
 SASS_NOTE = ("ncu's smsp__inst_executed / smsp__thread_inst_executed count executed SASS (machine) "
              "instructions after ptxas, not PTX instructions; see sass/<case>.sass for the code.")
-
-
-def normalize_ptx(ptx: str) -> str:
-    """Drop numba's per-process uniquifier (B<n>v<id>) from mangled names, so hashes are stable."""
-    return re.sub(r"B\d+v\d+(?=B\d+)", "", ptx)
 
 
 def sha256(data: bytes) -> str:
@@ -124,7 +119,7 @@ class Timer:
             ts.append(self.e0.elapsed_time(self.e1) * 1e6)
         ts = np.array(ts)
         return {"median_ns": float(np.median(ts)), "min_ns": float(ts.min()), "max_ns": float(ts.max()),
-                "mean_ns": float(ts.mean()), "n": int(ts.size)}
+                "mean_ns": float(ts.mean()), "n": int(ts.size), "samples_ns": [round(t) for t in ts]}
 
 
 def read_outputs(case, dargs) -> dict:
@@ -137,8 +132,8 @@ def kernel_info(case, k, inp, outdir: Path) -> dict:
     sig = case_signature(case, inp)
     info = {"function": case.kernel.__name__, "module": case.kernel.__module__,
             "signature": [str(t) for t in sig], "ptx_file": f"ptx/{case.NAME}.ptx", "ptx_cc": [9, 0],
-            "ptx_sha256": digest, "ptx_sha256_normalized": sha256(normalize_ptx(ptx).encode()),
-            "ptx_normalization": "re.sub(r'B\\d+v\\d+(?=B\\d+)', '', ptx): numba's per-process id",
+            "ptx_sha256_normalized": digest, "ptx_sha256_raw": sha256(ptx.encode()),
+            "ptx_normalization": NORMALIZATION,
             "ptx_contains_clock64": "%clock64" in ptx}
     key = sig if sig in k.overloads else next((s for s in k.overloads if str(s) == str(sig)), None)
     info["overload_found"] = key is not None
@@ -274,11 +269,12 @@ def main(argv=None) -> int:
     del timer
     gc.collect()
     dev, smi_q = _device.device_figures(ncu)
-    write_json(outdir / "device.json", dev)
     (outdir / "nvidia_smi_q.txt").write_text(smi_q + "\n")
     ncu_results, ncu_meta = ({}, {"skipped": True}) if args.skip_ncu or ncu is None else \
         profile_all(ncu, [n for n in names if n in records], outdir / "ncu", deadline, args.ncu_chunks)
     ncu_meta["ncu_path"] = ncu
+    dev["ncu_device_attributes"] = ncu_meta.pop("device_attributes", {})
+    write_json(outdir / "device.json", dev)
     prov.update({"clock_control": "none", "cache_control": "all (ncu); timing: none, l2_flushed "
                  "variant writes 256 MiB before each launch", "ncu_flags": _ncu.NCU_FLAGS,
                  "sass_note": SASS_NOTE, "record_wall_s": round(time.time() - start, 1)})

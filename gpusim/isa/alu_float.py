@@ -35,7 +35,7 @@ def gatherf(P, M, i, s, w, mask, ty, row, ftz):
             M.sf[row, l] = v
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def store_f(P, M, i, w, l, v, ty, rnd, ftz, sat):
     if sat:
         v = 0.0 if np.isnan(v) else min(max(v, 0.0), 1.0)

@@ -218,12 +218,12 @@ def smulhi64(a, b):
 
 @njit(cache=True, _nrt=False)
 def popc64(v):
-    v = np.uint64(v)
-    c = 0
-    while v:
-        v &= v - np.uint64(1)
-        c += 1
-    return c
+    """Population count (SWAR)."""
+    x = np.uint64(v)
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
 @njit(cache=True, _nrt=False)

@@ -65,7 +65,7 @@ def cmp_float(c, a, b):
     return a >= b
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def compare(P, M, i, w, l, ty):
     c = P.ins[i, oc.F_MOD]
     if P.tkind[ty] == K_FLOAT:

@@ -20,7 +20,7 @@ def int_range(ty_size, signed):
     return np.int64(0), (np.int64(1) << nb) - 1 if nb < 64 else np.int64(-1)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def read_float(P, M, i, s, w, l, ty):
     b = bits(P, M, i, s, w, l)
     if ty == T_F64:
@@ -51,7 +51,7 @@ def float_to_int(x, dsize, signed, rnd):
     return np.int64(np.uint64(r))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def store_float(P, M, i, s, w, l, v, dty, rnd, ftz, sat):
     if sat:
         v = 0.0 if np.isnan(v) else min(max(v, 0.0), 1.0)

@@ -26,7 +26,7 @@ def fault(M, code, w, l, pc, addr, size, space):
         M.err[oc.EW_CTA] = M.wcta[w]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def locate(M, space, addr, size, w, l, pc):
     """-> (space, offset) with space resolved from generic; (-1, 0) after recording a fault."""
     sp = space
@@ -83,26 +83,37 @@ def _wr(buf, off, size, v):
         buf[off + k] = np.uint8((v >> (8 * k)) & 0xFF)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def load(M, sp, off, size, w, l):
+    v = np.int64(0)
     if sp == oc.SP_GLOBAL:
-        return _rd(M.gmem, off, size)
-    if sp == oc.SP_SHARED:
-        return _rd(M.smem[M.wcta[w]], off, size)
-    if sp == oc.SP_LOCAL:
-        return _rd(M.lmem[w, l], off, size)
-    if sp == oc.SP_CONST:
-        return _rd(M.cmem, off, size)
-    return _rd(M.pmem, off, size)
+        for k in range(size):
+            v |= np.int64(M.gmem[off + k]) << (8 * k)
+    elif sp == oc.SP_SHARED:
+        c = M.wcta[w]
+        for k in range(size):
+            v |= np.int64(M.smem[c, off + k]) << (8 * k)
+    elif sp == oc.SP_LOCAL:
+        for k in range(size):
+            v |= np.int64(M.lmem[w, l, off + k]) << (8 * k)
+    elif sp == oc.SP_CONST:
+        v = _rd(M.cmem, off, size)
+    else:
+        v = _rd(M.pmem, off, size)
+    return v
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def store(M, sp, off, size, w, l, v):
     if sp == oc.SP_GLOBAL:
-        _wr(M.gmem, off, size, v)
+        for k in range(size):
+            M.gmem[off + k] = np.uint8((v >> (8 * k)) & 0xFF)
     elif sp == oc.SP_SHARED:
-        _wr(M.smem[M.wcta[w]], off, size, v)
+        c = M.wcta[w]
+        for k in range(size):
+            M.smem[c, off + k] = np.uint8((v >> (8 * k)) & 0xFF)
     elif sp == oc.SP_LOCAL:
-        _wr(M.lmem[w, l], off, size, v)
+        for k in range(size):
+            M.lmem[w, l, off + k] = np.uint8((v >> (8 * k)) & 0xFF)
     else:
         _wr(M.pmem, off, size, v)

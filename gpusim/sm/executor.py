@@ -35,7 +35,7 @@ FLOAT_ONLY_LO, FLOAT_ONLY_HI = O["sqrt"], O["testp"]   # sqrt .. testp are float
 OP_FMA, OP_MAD, OP_BRKPT, OP_NANOSLEEP = O["fma"], O["mad"], O["brkpt"], O["nanosleep"]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def guard_mask(P, M, i, w, amask):
     g = P.ins[i, oc.F_GUARD]
     if g < 0:
@@ -137,8 +137,7 @@ def step(P, M, w):
         exec_int(P, M, i, w, emask)
     if M.err[0] != 0:
         return S_FAULT
-    if M.wstat[w] == W_DONE or settle(M, w) == 0:
-        M.wstat[w] = W_DONE
+    if M.wstat[w] == W_DONE:
         return S_DONE
     return S_ISSUED
 

@@ -13,7 +13,7 @@ from gpusim.sm.operands import bits, put
 from gpusim.sm.state import TI_ATOM, TI_MASK, TI_NVEC, TI_SIZE, TI_SPACE, TI_STORE
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def address(P, M, i, s, w, l):
     base = P.opv[i, s]
     a = P.opo[i, s]

@@ -1,0 +1,534 @@
+"""Integer, bit-manipulation, logic, select and compare instructions, one warp at a time, against
+Python-int references."""
+import numpy as np
+import pytest
+from conftest import NUMPY, run_lanes
+
+BITS = {"s16": 16, "u16": 16, "b16": 16, "s32": 32, "u32": 32, "b32": 32, "s64": 64, "u64": 64, "b64": 64}
+
+
+def signed(t):
+    return t.startswith("s")
+
+
+def wrap(v: int, t: str) -> int:
+    """Python int v as a value of PTX type t (two's complement wrap-around)."""
+    n = BITS[t]
+    v &= (1 << n) - 1
+    if signed(t) and v >> (n - 1):
+        v -= 1 << n
+    return v
+
+
+def arr(values, t):
+    return np.array([wrap(int(v), t) for v in values], dtype=NUMPY[t])
+
+
+def ints(a):
+    return [int(x) for x in a]
+
+
+def values(t, rng, edge=True):
+    """32 values of type t: the edge cases of the type, then random ones over the whole range."""
+    n = BITS[t]
+    if signed(t):
+        lo, hi = -(1 << (n - 1)), (1 << (n - 1)) - 1
+    else:
+        lo, hi = 0, (1 << n) - 1
+    e = [0, 1, 2, 3, -1, -2, lo, hi, lo + 1, hi - 1, 1 << (n - 2), -(1 << (n - 2)), 7, -7, 1 << (n // 2),
+         (1 << (n // 2)) - 1] if edge else []
+    e = [wrap(v, t) for v in e]
+    rnd = [int.from_bytes(rng.bytes(n // 8), "little") for _ in range(32 - len(e))]
+    return arr(e + rnd, t)
+
+
+def binop(op, t, a, b, dt=None, ct=None, c=None):
+    ins = {"a": (t, a), "b": (t, b)}
+    text = f"{op} %d, %a, %b;"
+    if c is not None:
+        ins["c"] = (ct or t, c)
+        text = f"{op} %d, %a, %b, %c;"
+    return run_lanes(text, ins=ins, outs={"d": dt or t})["d"]
+
+
+def check(got, want, t, what=""):
+    want = arr(want, t) if not isinstance(want, np.ndarray) else want
+    bad = np.nonzero(got != want)[0]
+    assert bad.size == 0, f"{what}: lanes {bad.tolist()[:6]}: got {got[bad][:6].tolist()} want {want[bad][:6].tolist()}"
+
+
+# ------------------------------------------------------------------ add / sub
+@pytest.mark.parametrize("t", ["s32", "u32", "s64", "u64", "s16", "u16"])
+@pytest.mark.parametrize("op", ["add", "sub"])
+def test_add_sub_wrap_around_at_type_width(op, t, rng):
+    a, b = values(t, rng), values(t, rng)[::-1].copy()
+    got = binop(f"{op}.{t}", t, a, b)
+    want = [x + y if op == "add" else x - y for x, y in zip(ints(a), ints(b))]
+    check(got, want, t, f"{op}.{t}")
+
+
+def test_add_s32_max_plus_one_wraps_to_min():
+    got = binop("add.s32", "s32", np.full(32, 2**31 - 1), np.arange(32))
+    check(got, [2**31 - 1 + i for i in range(32)], "s32")
+    assert got[1] == -(2**31)
+
+
+def test_sub_u64_zero_minus_one_wraps_to_all_ones():
+    got = binop("sub.u64", "u64", np.zeros(32, np.uint64), np.arange(32, dtype=np.uint64))
+    assert got[1] == 2**64 - 1 and got[31] == 2**64 - 31
+
+
+# ------------------------------------------------------------------ mul / mad
+@pytest.mark.parametrize("t", ["s32", "u32", "s64", "u64", "s16", "u16"])
+def test_mul_lo_keeps_low_half_of_product(t, rng):
+    a, b = values(t, rng), values(t, rng)[::-1].copy()
+    check(binop(f"mul.lo.{t}", t, a, b), [x * y for x, y in zip(ints(a), ints(b))], t, f"mul.lo.{t}")
+
+
+@pytest.mark.parametrize("t", ["s32", "u32", "s64", "u64", "s16", "u16"])
+def test_mul_hi_gives_high_half_of_full_product(t, rng):
+    a, b = values(t, rng), values(t, rng)[::-1].copy()
+    n = BITS[t]
+    check(binop(f"mul.hi.{t}", t, a, b), [(x * y) >> n for x, y in zip(ints(a), ints(b))], t, f"mul.hi.{t}")
+
+
+@pytest.mark.parametrize("t, wt", [("s32", "s64"), ("u32", "u64"), ("s16", "s32"), ("u16", "u32")])
+def test_mul_wide_gives_full_double_width_product(t, wt, rng):
+    a, b = values(t, rng), values(t, rng)[::-1].copy()
+    check(binop(f"mul.wide.{t}", t, a, b, dt=wt), [x * y for x, y in zip(ints(a), ints(b))], wt)
+
+
+@pytest.mark.parametrize("t", ["s32", "u32", "s64", "u64"])
+def test_mad_lo_adds_to_truncated_product_with_wrap(t, rng):
+    a, b, c = values(t, rng), values(t, rng)[::-1].copy(), values(t, rng, edge=False)
+    got = binop(f"mad.lo.{t}", t, a, b, c=c)
+    check(got, [x * y + z for x, y, z in zip(ints(a), ints(b), ints(c))], t, f"mad.lo.{t}")
+
+
+@pytest.mark.parametrize("t", ["s32", "u32"])
+def test_mad_hi_adds_to_high_half_of_product(t, rng):
+    a, b, c = values(t, rng), values(t, rng)[::-1].copy(), values(t, rng, edge=False)
+    got = binop(f"mad.hi.{t}", t, a, b, c=c)
+    check(got, [((x * y) >> 32) + z for x, y, z in zip(ints(a), ints(b), ints(c))], t, f"mad.hi.{t}")
+
+
+@pytest.mark.parametrize("t, wt", [("s32", "s64"), ("u32", "u64")])
+def test_mad_wide_adds_a_double_width_addend(t, wt, rng):
+    a, b, c = values(t, rng), values(t, rng)[::-1].copy(), values(wt, rng)
+    got = binop(f"mad.wide.{t}", t, a, b, c=c, ct=wt, dt=wt)
+    check(got, [x * y + z for x, y, z in zip(ints(a), ints(b), ints(c))], wt, f"mad.wide.{t}")
+
+
+@pytest.mark.parametrize("t", ["s32", "u32"])
+def test_mul24_uses_low_24_bits_of_operands(t, rng):
+    a, b = values(t, rng), values(t, rng)[::-1].copy()
+
+    def low24(v):
+        v &= 0xFFFFFF
+        return v - (1 << 24) if signed(t) and v >> 23 else v
+
+    lo = binop(f"mul24.lo.{t}", t, a, b)
+    hi = binop(f"mul24.hi.{t}", t, a, b)
+    prods = [low24(x) * low24(y) for x, y in zip(ints(a), ints(b))]
+    check(lo, prods, t, "mul24.lo")
+    check(hi, [p >> 16 for p in prods], t, "mul24.hi")
+
+
+# ------------------------------------------------------------------ div / rem
+def _tdiv(a, b):
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+SIGNED_DIV_CASES = [(7, 2), (-7, 2), (7, -2), (-7, -2), (1, 3), (-1, 3), (-6, 3), (6, -3), (0, -5), (-9, 10),
+                    (100, 7), (-100, 7), (100, -7), (-100, -7), (2**31 - 1, -1), (-(2**31) + 1, 2)]
+
+
+@pytest.mark.parametrize("t", ["s32", "s64"])
+def test_div_signed_truncates_toward_zero(t, rng):
+    cases = SIGNED_DIV_CASES + [(int(x), int(y) or 1) for x, y in zip(values(t, rng, False)[:16],
+                                                                      values(t, rng, False)[:16] >> 7)]
+    a, b = arr([c[0] for c in cases], t), arr([c[1] for c in cases], t)
+    got = binop(f"div.{t}", t, a, b)
+    check(got, [_tdiv(x, y) for x, y in zip(ints(a), ints(b))], t, f"div.{t}")
+    assert got[1] == -3 and got[2] == -3 and got[3] == 3
+
+
+@pytest.mark.parametrize("t", ["s32", "s64"])
+def test_rem_signed_takes_the_sign_of_the_dividend(t, rng):
+    cases = SIGNED_DIV_CASES + [(int(x), int(y) or 1) for x, y in zip(values(t, rng, False)[:16],
+                                                                      values(t, rng, False)[:16] >> 7)]
+    a, b = arr([c[0] for c in cases], t), arr([c[1] for c in cases], t)
+    got = binop(f"rem.{t}", t, a, b)
+    check(got, [x - _tdiv(x, y) * y for x, y in zip(ints(a), ints(b))], t, f"rem.{t}")
+    assert got[1] == -1 and got[2] == 1 and got[3] == -1
+
+
+def test_div_s32_min_by_minus_one_wraps_to_min():
+    got = binop("div.s32", "s32", np.full(32, -(2**31)), np.full(32, -1))
+    assert (got == -(2**31)).all()
+
+
+@pytest.mark.parametrize("t", ["u32", "u64"])
+def test_div_rem_unsigned_treat_high_bit_as_magnitude(t, rng):
+    a = values(t, rng)
+    b = values(t, rng)[::-1].copy()
+    b[b == 0] = 3
+    b[::4] = (1 << (BITS[t] - 1)) + 5          # divisors with the top bit set
+    q, r = binop(f"div.{t}", t, a, b), binop(f"rem.{t}", t, a, b)
+    check(q, [x // y for x, y in zip(ints(a), ints(b))], t, f"div.{t}")
+    check(r, [x % y for x, y in zip(ints(a), ints(b))], t, f"rem.{t}")
+
+
+def test_div_u32_by_zero_gives_all_ones_and_rem_gives_the_dividend():
+    a = np.arange(32, dtype=np.uint32) * 1000003
+    q = binop("div.u32", "u32", a, np.zeros(32, np.uint32))
+    r = binop("rem.u32", "u32", a, np.zeros(32, np.uint32))
+    assert (q == 0xFFFFFFFF).all()
+    check(r, a, "u32", "rem.u32 by 0")
+
+
+def test_div_s32_by_zero_does_not_fault_and_leaves_other_lanes_exact():
+    a = np.arange(32, dtype=np.int32) * 11 + 5            # non-negative dividends
+    b = np.where(np.arange(32) % 2 == 0, 0, 3).astype(np.int32)
+    q = binop("div.s32", "s32", a, b)
+    r = binop("rem.s32", "s32", a, b)
+    odd = np.arange(32) % 2 == 1
+    check(q[odd], a[odd] // 3, "s32")
+    check(r[odd], a[odd] % 3, "s32")
+    assert (q[~odd] == -1).all()                          # |a| / 0 = all ones, positive sign
+    check(r[~odd], a[~odd], "s32")
+
+
+# ------------------------------------------------------------------ min / max / abs / neg
+@pytest.mark.parametrize("t", ["s32", "u32", "s64", "u64", "s16", "u16"])
+def test_min_max_compare_signed_or_unsigned_by_type(t, rng):
+    a, b = values(t, rng), values(t, rng)[::-1].copy()
+    check(binop(f"min.{t}", t, a, b), [min(x, y) for x, y in zip(ints(a), ints(b))], t, f"min.{t}")
+    check(binop(f"max.{t}", t, a, b), [max(x, y) for x, y in zip(ints(a), ints(b))], t, f"max.{t}")
+
+
+def test_min_u32_treats_all_ones_as_largest_and_s32_as_minus_one():
+    a = np.full(32, 0xFFFFFFFF, np.uint32)
+    assert (binop("min.u32", "u32", a, np.ones(32, np.uint32)) == 1).all()
+    assert (binop("min.s32", "s32", a.view(np.int32), np.ones(32, np.int32)) == -1).all()
+    assert (binop("max.u32", "u32", a, np.ones(32, np.uint32)) == 0xFFFFFFFF).all()
+
+
+@pytest.mark.parametrize("t", ["s32", "s64", "s16"])
+def test_abs_neg_wrap_at_the_most_negative_value(t, rng):
+    a = values(t, rng)
+    d_abs = run_lanes(f"abs.{t} %d, %a;", ins={"a": (t, a)}, outs={"d": t})["d"]
+    d_neg = run_lanes(f"neg.{t} %d, %a;", ins={"a": (t, a)}, outs={"d": t})["d"]
+    check(d_abs, [abs(x) for x in ints(a)], t, "abs")
+    check(d_neg, [-x for x in ints(a)], t, "neg")
+
+
+# ------------------------------------------------------------------ shifts
+SHIFTS = [0, 1, 5, 15, 16, 31, 32, 33, 40, 63, 64, 65, 100, 255, 256, 1000, 0xFFFFFFFF, 2**31]
+
+
+def _shift_cases(t, rng):
+    a = values(t, rng)
+    s = np.array((SHIFTS * 2)[:32], np.uint32)
+    return a, s
+
+
+@pytest.mark.parametrize("t", ["b32", "b64", "b16"])
+def test_shl_past_the_width_gives_zero(t, rng):
+    a, s = _shift_cases(t, rng)
+    n = BITS[t]
+    got = run_lanes(f"shl.{t} %d, %a, %s;", ins={"a": (t, a), "s": ("u32", s)}, outs={"d": t})["d"]
+    check(got, [(x << y) if y < n else 0 for x, y in zip(ints(a), ints(s))], t, f"shl.{t}")
+
+
+@pytest.mark.parametrize("t", ["u32", "u64", "b32", "u16"])
+def test_shr_unsigned_past_the_width_gives_zero(t, rng):
+    a, s = _shift_cases(t, rng)
+    n = BITS[t]
+    got = run_lanes(f"shr.{t} %d, %a, %s;", ins={"a": (t, a), "s": ("u32", s)}, outs={"d": t})["d"]
+    check(got, [(x >> y) if y < n else 0 for x, y in zip(ints(a), ints(s))], t, f"shr.{t}")
+
+
+@pytest.mark.parametrize("t", ["s32", "s64", "s16"])
+def test_shr_signed_past_the_width_fills_with_the_sign(t, rng):
+    a, s = _shift_cases(t, rng)
+    got = run_lanes(f"shr.{t} %d, %a, %s;", ins={"a": (t, a), "s": ("u32", s)}, outs={"d": t})["d"]
+    check(got, [x >> min(y, 1000) for x, y in zip(ints(a), ints(s))], t, f"shr.{t}")
+    neg = np.asarray(a) < 0
+    big = np.asarray(s) >= BITS[t]
+    assert (got[neg & big] == -1).all() and (got[~neg & big] == 0).all()
+
+
+def test_shift_by_immediate_count():
+    a = np.arange(32, dtype=np.uint32) * 0x01010101
+    got = run_lanes("shl.b32 %d, %a, 4; shr.u32 %e, %a, 28;", ins={"a": ("u32", a)},
+                    outs={"d": "u32", "e": "u32"})
+    check(got["d"], [(x << 4) for x in ints(a)], "u32")
+    check(got["e"], [(x >> 28) for x in ints(a)], "u32")
+
+
+# ------------------------------------------------------------------ bit counting
+@pytest.mark.parametrize("t", ["b32", "b64"])
+def test_popc_counts_set_bits(t, rng):
+    a = values(t.replace("b", "u"), rng)
+    got = run_lanes(f"popc.{t} %d, %a;", ins={"a": (t, a)}, outs={"d": "u32"})["d"]
+    check(got, [bin(x).count("1") for x in ints(a)], "u32", f"popc.{t}")
+
+
+@pytest.mark.parametrize("t", ["b32", "b64"])
+def test_clz_counts_leading_zeros_and_gives_width_for_zero(t, rng):
+    a = values(t.replace("b", "u"), rng)
+    n = BITS[t]
+    got = run_lanes(f"clz.{t} %d, %a;", ins={"a": (t, a)}, outs={"d": "u32"})["d"]
+    check(got, [n - x.bit_length() for x in ints(a)], "u32", f"clz.{t}")
+    assert got[0] == n
+
+
+@pytest.mark.parametrize("t", ["b32", "b64"])
+def test_brev_reverses_bit_order(t, rng):
+    a = values(t.replace("b", "u"), rng)
+    n = BITS[t]
+    got = run_lanes(f"brev.{t} %d, %a;", ins={"a": (t, a)}, outs={"d": t})["d"]
+    check(got, [int(format(x, f"0{n}b")[::-1], 2) for x in ints(a)], t, f"brev.{t}")
+
+
+@pytest.mark.parametrize("t", ["u32", "s32", "u64", "s64"])
+def test_bfind_finds_most_significant_non_sign_bit(t, rng):
+    a = values(t, rng)
+    n = BITS[t]
+
+    def ref(x):
+        if signed(t) and x < 0:
+            x = ~x
+        x &= (1 << n) - 1
+        return x.bit_length() - 1 if x else 0xFFFFFFFF
+
+    got = run_lanes(f"bfind.{t} %d, %a;", ins={"a": (t, a)}, outs={"d": "u32"})["d"]
+    check(got, [ref(x) for x in ints(a)], "u32", f"bfind.{t}")
+
+
+# ------------------------------------------------------------------ bfe / bfi / prmt
+def bfe_ref(a: int, pos: int, ln: int, t: str) -> int:
+    """PTX ISA semantics of bfe, bit by bit."""
+    msb = BITS[t] - 1
+    pos, ln = pos & 0xFF, ln & 0xFF
+    ua = a & ((1 << (msb + 1)) - 1)
+    sbit = 0 if (not signed(t) or ln == 0) else (ua >> min(pos + ln - 1, msb)) & 1
+    d = 0
+    for i in range(msb + 1):
+        bit = (ua >> (pos + i)) & 1 if (i < ln and pos + i <= msb) else sbit
+        d |= bit << i
+    return d
+
+
+BFE_POS_LEN = [(0, 8), (4, 8), (8, 16), (28, 4), (30, 8), (31, 1), (31, 5), (0, 32), (0, 0), (5, 0), (32, 4),
+               (40, 8), (60, 10), (63, 1), (0, 64), (56, 8), (1, 63), (255, 3), (3, 255), (16, 200), (0x108, 4),
+               (8, 0x104), (12, 12), (20, 30), (36, 20), (48, 16), (7, 1), (0, 1), (13, 19), (2, 30), (33, 31),
+               (62, 2)]
+
+
+@pytest.mark.parametrize("t", ["u32", "s32", "u64", "s64"])
+def test_bfe_extracts_and_sign_or_zero_extends_per_ptx_semantics(t, rng):
+    a = values(t, rng)
+    a[::3] = arr([-(1 << (BITS[t] - 1)) | 0x5A5A] * 11, t)[: len(a[::3])]   # top bit set in a third
+    pos = np.array([p for p, _ in BFE_POS_LEN], np.uint32)
+    ln = np.array([n for _, n in BFE_POS_LEN], np.uint32)
+    got = run_lanes(f"bfe.{t} %d, %a, %b, %c;", ins={"a": (t, a), "b": ("u32", pos), "c": ("u32", ln)},
+                    outs={"d": t})["d"]
+    check(got, [bfe_ref(x, p, n, t) for x, p, n in zip(ints(a), ints(pos), ints(ln))], t, f"bfe.{t}")
+
+
+def bfi_ref(a: int, b: int, pos: int, ln: int, t: str) -> int:
+    msb = BITS[t] - 1
+    pos, ln = pos & 0xFF, ln & 0xFF
+    f = b & ((1 << (msb + 1)) - 1)
+    i = 0
+    while i < ln and pos + i <= msb:
+        f = (f & ~(1 << (pos + i))) | (((a >> i) & 1) << (pos + i))
+        i += 1
+    return f
+
+
+@pytest.mark.parametrize("t", ["b32", "b64"])
+def test_bfi_inserts_field_per_ptx_semantics(t, rng):
+    ut = t.replace("b", "u")
+    a, b = values(ut, rng), values(ut, rng)[::-1].copy()
+    pos = np.array([p for p, _ in BFE_POS_LEN], np.uint32)
+    ln = np.array([n for _, n in BFE_POS_LEN], np.uint32)
+    got = run_lanes(f"bfi.{t} %f, %a, %b, %c, %d;",
+                    ins={"a": (t, a), "b": (t, b), "c": ("u32", pos), "d": ("u32", ln)}, outs={"f": t})["f"]
+    want = [bfi_ref(x, y, p, n, t) for x, y, p, n in zip(ints(a), ints(b), ints(pos), ints(ln))]
+    check(got, want, t, f"bfi.{t}")
+
+
+def test_bfi_b64_full_width_field_replaces_every_bit():
+    a = np.full(32, 0x8123456789ABCDEF, np.uint64)
+    b = np.zeros(32, np.uint64)
+    got = run_lanes("bfi.b64 %f, %a, %b, 0, 64;", ins={"a": ("b64", a), "b": ("b64", b)}, outs={"f": "b64"})["f"]
+    assert (got == 0x8123456789ABCDEF).all(), hex(int(got[0]))
+
+
+def prmt_ref(a: int, b: int, c: int) -> int:
+    src = ((b & 0xFFFFFFFF) << 32) | (a & 0xFFFFFFFF)
+    byts = [(src >> (8 * k)) & 0xFF for k in range(8)]
+    d = 0
+    for k in range(4):
+        sel = (c >> (4 * k)) & 0xF
+        v = byts[sel & 7]
+        if sel & 8:
+            v = 0xFF if v & 0x80 else 0
+        d |= v << (8 * k)
+    return d
+
+
+def test_prmt_default_mode_selects_and_sign_replicates_bytes(rng):
+    a = np.full(32, 0x80F17F03, np.uint32)
+    a[16:] = values("u32", rng)[16:]
+    b = np.full(32, 0x44A5B6C7, np.uint32)
+    c = values("u32", rng)
+    c[:4] = [0x3210, 0x7654, 0x0123, 0xBA98]
+    got = run_lanes("prmt.b32 %d, %a, %b, %c;", ins={"a": ("b32", a), "b": ("b32", b), "c": ("b32", c)},
+                    outs={"d": "b32"})["d"]
+    check(got, [prmt_ref(x, y, z) for x, y, z in zip(ints(a), ints(b), ints(c))], "b32", "prmt")
+    assert got[0] == 0x80F17F03 and got[1] == 0x44A5B6C7 and got[2] == 0x037FF180
+
+
+# ------------------------------------------------------------------ logic
+@pytest.mark.parametrize("t", ["b32", "b64", "b16"])
+def test_and_or_xor_not_cnot_bitwise(t, rng):
+    ut = {"b16": "u16", "b32": "u32", "b64": "u64"}[t]
+    a, b = values(ut, rng), values(ut, rng)[::-1].copy()
+    mask = (1 << BITS[t]) - 1
+    body = (f"and.{t} %d1, %a, %b; or.{t} %d2, %a, %b; xor.{t} %d3, %a, %b; not.{t} %d4, %a;"
+            f" cnot.{t} %d5, %a;")
+    got = run_lanes(body, ins={"a": (t, a), "b": (t, b)}, outs={f"d{k}": t for k in range(1, 6)})
+    A, B = ints(a), ints(b)
+    check(got["d1"], [x & y for x, y in zip(A, B)], t, "and")
+    check(got["d2"], [x | y for x, y in zip(A, B)], t, "or")
+    check(got["d3"], [x ^ y for x, y in zip(A, B)], t, "xor")
+    check(got["d4"], [~x & mask for x in A], t, "not")
+    check(got["d5"], [int(x == 0) for x in A], t, "cnot")
+
+
+def test_predicate_logic_and_or_xor_not():
+    lane = np.arange(32)
+    p, q = (lane & 1).astype(np.uint32), ((lane >> 1) & 1).astype(np.uint32)
+    body = "and.pred %r1, %p, %q; or.pred %r2, %p, %q; xor.pred %r3, %p, %q; not.pred %r4, %p;"
+    got = run_lanes(body, ins={"p": ("pred", p), "q": ("pred", q)}, outs={f"r{k}": "pred" for k in range(1, 5)})
+    assert (got["r1"] == (p & q)).all()
+    assert (got["r2"] == (p | q)).all()
+    assert (got["r3"] == (p ^ q)).all()
+    assert (got["r4"] == 1 - p).all()
+
+
+# ------------------------------------------------------------------ selp
+@pytest.mark.parametrize("t", ["s32", "u64", "f32", "b16"])
+def test_selp_picks_first_operand_when_predicate_true(t, rng):
+    lane = np.arange(32)
+    p = ((lane * 7) % 3 == 0).astype(np.uint32)
+    if t == "f32":
+        a, b = rng.standard_normal(32).astype(np.float32), rng.standard_normal(32).astype(np.float32)
+    else:
+        a, b = values(t.replace("b", "u"), rng), values(t.replace("b", "u"), rng)[::-1].copy()
+    got = run_lanes(f"selp.{t} %d, %a, %b, %p;", ins={"a": (t, a), "b": (t, b), "p": ("pred", p)},
+                    outs={"d": t})["d"]
+    want = np.where(p == 1, a, b)
+    assert np.array_equal(got.view(np.uint8), want.astype(got.dtype).view(np.uint8))
+
+
+def test_selp_with_immediates():
+    p = (np.arange(32) % 2).astype(np.uint32)
+    got = run_lanes("selp.s32 %d, -5, 9, %p;", ins={"p": ("pred", p)}, outs={"d": "s32"})["d"]
+    assert np.array_equal(got, np.where(p == 1, -5, 9))
+
+
+# ------------------------------------------------------------------ setp
+CMPS = {
+    "eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "lt": lambda a, b: a < b, "le": lambda a, b: a <= b,
+    "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b,
+}
+UCMPS = {"lo": CMPS["lt"], "ls": CMPS["le"], "hi": CMPS["gt"], "hs": CMPS["ge"]}
+
+
+def _cmp_inputs(t, rng):
+    a = values(t, rng)
+    b = values(t, rng)[::-1].copy()
+    b[::3] = a[::3]                       # equal pairs
+    b[1::7] = a[1::7] + 1                 # neighbours
+    return a, b
+
+
+@pytest.mark.parametrize("t", ["s32", "s64", "s16"])
+@pytest.mark.parametrize("cmp", sorted(CMPS))
+def test_setp_signed_comparison(cmp, t, rng):
+    a, b = _cmp_inputs(t, rng)
+    got = run_lanes(f"setp.{cmp}.{t} %p, %a, %b;", ins={"a": (t, a), "b": (t, b)}, outs={"p": "pred"})["p"]
+    want = [int(CMPS[cmp](x, y)) for x, y in zip(ints(a), ints(b))]
+    assert got.tolist() == want
+
+
+@pytest.mark.parametrize("t", ["u32", "u64", "u16"])
+@pytest.mark.parametrize("cmp", sorted(CMPS) + sorted(UCMPS))
+def test_setp_unsigned_comparison(cmp, t, rng):
+    a, b = _cmp_inputs(t, rng)
+    f = CMPS.get(cmp) or UCMPS[cmp]
+    got = run_lanes(f"setp.{cmp}.{t} %p, %a, %b;", ins={"a": (t, a), "b": (t, b)}, outs={"p": "pred"})["p"]
+    want = [int(f(x, y)) for x, y in zip(ints(a), ints(b))]
+    assert got.tolist() == want
+
+
+def test_setp_unsigned_vs_signed_on_the_same_bits():
+    a = np.full(32, 0xFFFFFFFF, np.uint32)              # -1 as s32, max as u32
+    b = np.ones(32, np.uint32)
+    got = run_lanes("setp.lt.s32 %p, %a, %b; setp.lo.u32 %q, %a, %b;",
+                    ins={"a": ("u32", a), "b": ("u32", b)}, outs={"p": "pred", "q": "pred"})
+    assert (got["p"] == 1).all() and (got["q"] == 0).all()
+
+
+def test_setp_eq_ne_on_bit_types():
+    a = np.arange(32, dtype=np.uint64) << np.uint64(40)
+    b = np.where(np.arange(32) % 2 == 0, a, a + np.uint64(1)).astype(np.uint64)
+    got = run_lanes("setp.eq.b64 %p, %a, %b; setp.ne.b64 %q, %a, %b;", ins={"a": ("b64", a), "b": ("b64", b)},
+                    outs={"p": "pred", "q": "pred"})
+    assert (got["p"] == (np.arange(32) % 2 == 0)).all() and (got["q"] == (np.arange(32) % 2 == 1)).all()
+
+
+@pytest.mark.parametrize("comb", ["and", "or", "xor"])
+def test_setp_combines_with_a_negated_predicate(comb):
+    lane = np.arange(32)
+    a = (lane % 8).astype(np.int32)
+    b = np.full(32, 4, np.int32)
+    c = ((lane // 8) % 2).astype(np.uint32)
+    got = run_lanes(f"setp.lt.{comb}.s32 %p, %a, %b, !%c; setp.lt.{comb}.s32 %q, %a, %b, %c;",
+                    ins={"a": ("s32", a), "b": ("s32", b), "c": ("pred", c)}, outs={"p": "pred", "q": "pred"})
+    f = {"and": lambda x, y: x & y, "or": lambda x, y: x | y, "xor": lambda x, y: x ^ y}[comb]
+    lt = (a < b).astype(int)
+    assert got["p"].tolist() == [f(int(x), 1 - int(y)) for x, y in zip(lt, c)]
+    assert got["q"].tolist() == [f(int(x), int(y)) for x, y in zip(lt, c)]
+
+
+def test_setp_two_destinations_are_complements():
+    lane = np.arange(32)
+    a = (lane - 16).astype(np.int32)
+    got = run_lanes("setp.gt.s32 %p|%q, %a, 3;", ins={"a": ("s32", a)}, outs={"p": "pred", "q": "pred"})
+    assert got["p"].tolist() == [int(x > 3) for x in a]
+    assert got["q"].tolist() == [int(x <= 3) for x in a]
+
+
+def test_setp_two_destinations_with_and_combine_both_see_the_predicate():
+    lane = np.arange(32)
+    a = (lane % 4).astype(np.int32)
+    c = (lane >= 16).astype(np.uint32)
+    got = run_lanes("setp.eq.and.s32 %p|%q, %a, 1, %c;", ins={"a": ("s32", a), "c": ("pred", c)},
+                    outs={"p": "pred", "q": "pred"})
+    # p = (a == 1) and c; q = !(a == 1) and c
+    assert got["p"].tolist() == [int(x == 1 and y) for x, y in zip(a, c)]
+    assert got["q"].tolist() == [int(x != 1 and y) for x, y in zip(a, c)]
+
+
+def test_guarded_instruction_writes_only_where_predicate_holds():
+    lane = np.arange(32).astype(np.int32)
+    got = run_lanes("mov.s32 %d, 100; setp.lt.s32 %p, %a, 10; @%p mov.s32 %d, %a; @!%p add.s32 %d, %d, %a;",
+                    ins={"a": ("s32", lane)}, outs={"d": "s32"}, regs={"p": "pred"})["d"]
+    assert got.tolist() == [x if x < 10 else 100 + x for x in range(32)]
