@@ -89,7 +89,7 @@ def build_kernel(body: str, ins: dict, outs: dict, regs: dict | None = None, dec
                   f"\tmul.wide.u32 %z_off, %z_tid, {ptx_size(t)};",
                   "\tadd.s64 %z_addr, %z_base, %z_off;"]
         if t == "pred":
-            lines += [f"\tselp.u32 %z_tmp, 1, 0, %{n};", f"\tst.global.u32 [%z_addr], %z_tmp;"]
+            lines += [f"\tselp.u32 %z_tmp, 1, 0, %{n};", "\tst.global.u32 [%z_addr], %z_tmp;"]
         else:
             lines.append(f"\tst.global.{mt} [%z_addr], %{n};")
     lines += ["\tret;", "}", ""]

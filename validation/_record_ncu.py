@@ -51,7 +51,8 @@ def profile_all(ncu: str, names: list[str], ncu_dir: Path, deadline: float, n_ch
     """Returns ({case: {"metrics": {...}, "launch": {...}}}, meta)."""
     ncu_dir.mkdir(parents=True, exist_ok=True)
     base, query_text = query_base_names(ncu)
-    (ncu_dir / "query_metrics_gh100.txt").write_text(query_text)
+    (ncu_dir / "query_metrics_gh100.txt").write_text(
+        "\n".join(sorted(base)) + "\n" if base else query_text)
     metrics, dropped = filter_existing(candidate_metrics(), base)
     meta = {"flags": NCU_FLAGS, "query_metrics_ok": base is not None,
             "requested": candidate_metrics(), "dropped_not_on_chip": dropped, "dropped_by_error": [],
@@ -140,7 +141,9 @@ def summarize(records, prov, ncu_meta) -> dict:
                       "median_ns": rec.get("duration", {}).get("warm", {}).get("median_ns"),
                       "median_ns_l2_flushed": rec.get("duration", {}).get("l2_flushed", {}).get("median_ns"),
                       "ncu_gpu_time_ns": m.get("gpu__time_duration.sum", {}).get("value"),
-                      "clock64": rec.get("clock64", {}), "error": rec.get("error")}
+                      "clock64": {k: {n: x for n, x in v.items() if n != "raw"}
+                                  for k, v in rec.get("clock64", {}).items()},
+                      "error": rec.get("error")}
     return {"cases": rows, "provenance": prov, "ncu": ncu_meta}
 
 

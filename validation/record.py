@@ -176,6 +176,8 @@ def measure_case(case, launcher, timer, outdir: Path, reps: int) -> dict:
     flushed = timer.time(k, grid, block, dargs, reps, flush=True)
     if case.derive:
         clock["l2_flushed"] = case.derive(read_outputs(case, dargs), inp)
+        for key in ("first", "l2_flushed"):  # per-block raw arrays: kept for the warm launch only
+            clock[key].pop("raw", None)
     rec = {"case": case.NAME, "description": case.DESCRIPTION, "group": case.GROUP,
            "grid": list(case.GRID), "block": list(case.BLOCK), "check": check,
            "duration": {"warm": warm, "l2_flushed": flushed,

@@ -5,9 +5,19 @@ import numpy as np
 from numba import njit
 
 from gpusim.isa import opcodes as oc
-from gpusim.isa.bits import (bf16_to_f32, bits_of_f32, bits_of_f64, f16_to_f32, f32_to_bf16, f32_to_f16,
-                             ftz32, round_f32, round_integral, zext)
-from gpusim.isa.types import K_FLOAT, K_SINT, T_BF16, T_BF16X2, T_F16, T_F16X2, T_F32, T_F64
+from gpusim.isa.bits import (
+    bf16_to_f32,
+    bits_of_f32,
+    bits_of_f64,
+    f16_to_f32,
+    f32_to_bf16,
+    f32_to_f16,
+    ftz32,
+    round_f32,
+    round_integral,
+    zext,
+)
+from gpusim.isa.types import K_FLOAT, K_SINT, T_BF16X2, T_F16, T_F16X2, T_F32, T_F64
 from gpusim.sm.operands import bits, ival, put, put_int
 
 

@@ -52,8 +52,17 @@ class DecodedKernel:
     ptx_lines: list             # per pc
     src_lines: list             # per pc: (file path, line) or None
     texts: list                 # per pc: instruction text
-    reg_estimate: int           # 32-bit registers per thread, estimated from declarations
+    reg_words: np.ndarray       # 32-bit words per register (0 for predicates)
     directives: dict = field(default_factory=dict)
+    _regs: int | None = None
+
+    @property
+    def regs_per_thread(self) -> int:
+        """Estimated registers per thread (liveness analysis; see liveness.py)."""
+        if self._regs is None:
+            from gpusim.isa.liveness import register_estimate
+            self._regs = register_estimate(self, self.reg_words)
+        return self._regs
 
     @property
     def n(self) -> int:
@@ -108,7 +117,7 @@ class Decoder:
         self.sym: dict[str, tuple[int, int]] = {}   # name -> (space, address)
         self.func_sym: dict[tuple, tuple[int, int]] = {}
         self.global_inits: list = []
-        self.reg_bits = 0
+        self.reg_words: list[int] = []
 
     # ------------------------------------------------------------------ symbols
     def layout(self):
@@ -181,7 +190,7 @@ class Decoder:
             self._fail(ins, f"register '{name}' is not declared")
         self.regs[key] = len(self.regs)
         typ = fn.regs.get(name) or fn.reg_ranges[name.rstrip("0123456789")][0]
-        self.reg_bits += 64 if TYPE_SIZE[TYPE_CODE[typ]] == 8 else (1 if typ == "pred" else 32)
+        self.reg_words.append(0 if typ == "pred" else (2 if TYPE_SIZE[TYPE_CODE[typ]] == 8 else 1))
         return self.regs[key]
 
     @staticmethod
@@ -250,7 +259,7 @@ class Decoder:
             shared_static=self.shared_static, local_size=self.local.size,
             globals_size=self.glob.size, global_inits=self.global_inits, const_bytes=bytes(const),
             ptx_lines=lines, src_lines=srcs, texts=texts,
-            reg_estimate=min(255, max(16, (self.reg_bits + 31) // 32)), directives=dict(self.k.directives))
+            reg_words=np.array(self.reg_words or [0], np.int64), directives=dict(self.k.directives))
 
     def _src(self, loc):
         if loc is None or loc[1] == 0:

@@ -9,8 +9,14 @@ import numpy as np
 from numba import njit
 
 from gpusim.isa import opcodes as oc
-from gpusim.memory.spaces import (CONST_WINDOW, GLOBAL_BASE, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW,
-                                  WINDOW_SIZE)
+from gpusim.memory.spaces import (
+    CONST_WINDOW,
+    GLOBAL_BASE,
+    LOCAL_WINDOW,
+    PARAM_WINDOW,
+    SHARED_WINDOW,
+    WINDOW_SIZE,
+)
 
 
 @njit(cache=True, _nrt=False)

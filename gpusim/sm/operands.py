@@ -7,7 +7,7 @@ from numba import njit
 from gpusim.isa import opcodes as oc
 from gpusim.isa.bits import f32_of, f64_of, sext, zext
 from gpusim.isa.types import K_SINT, T_F32, T_F64
-from gpusim.sm.state import G_NCX, G_NSM, G_NTX, G_NTY, G_NTZ
+from gpusim.sm.state import G_NCX, G_NSM, G_NTX, G_NTY
 
 SR_CLOCK = oc.SR["clock"]
 SR_CLOCK64 = oc.SR["clock64"]

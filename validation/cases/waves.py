@@ -5,7 +5,10 @@ and independent of how many blocks share its SM: the kernel's duration is (numbe
 Thread 0 of each block records %smid, its start %clock64 and %globaltimer at start and end, giving
 the block -> SM placement and the wave structure (`derive`: waves per SM are counted from the
 per-SM %clock64 start times, which are exact within an SM; %globaltimer orders blocks across SMs).
-`derive` also returns the raw per-block arrays (times relative to the earliest start).
+`derive` also returns the raw per-block arrays (times relative to the earliest start). Caution:
+%globaltimer is coarse and inconsistent at the 10 us scale on H100/H200 (blocks whose %clock64
+starts on one SM were within 200 cycles read %globaltimer values 10 us apart), so use it only to
+order blocks across SMs roughly; the per-SM %clock64 starts are exact.
 
 - waves_g132 / g264 / g265 / g528: 1024-thread blocks, so 2 blocks per SM (2048 threads per SM):
   0.5, 1, 1 + one block (a tail wave), and 2 waves on 132 SMs.

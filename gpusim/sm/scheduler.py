@@ -1,0 +1,31 @@
+"""Warp schedulers: one per SM sub-partition, each issuing at most one warp instruction per cycle.
+
+A policy is a rule for choosing among the eligible warps of a sub-partition, by name:
+  lrr     loose round robin: the first eligible warp after the one issued last
+  gto     greedy-then-oldest: keep issuing the same warp while it is eligible, else the oldest
+  oldest  always the eligible warp that arrived on the SM first
+A new policy is a branch in `better` (and a name in timing.state.POLICIES).
+"""
+from __future__ import annotations
+
+from numba import njit
+
+LRR, GTO, OLDEST = 0, 1, 2
+
+
+@njit(cache=True, _nrt=False)
+def better(policy, cand, cand_pos, best, best_pos, last, last_pos, nslots, age):
+    """Whether eligible warp `cand` should be preferred to the current choice `best` (-1: none)."""
+    if best < 0:
+        return True
+    if policy == LRR:
+        # distance after the last issued slot, wrapping around
+        dc = (cand_pos - last_pos - 1) % nslots
+        db = (best_pos - last_pos - 1) % nslots
+        return dc < db
+    if policy == GTO:
+        if cand == last:
+            return True
+        if best == last:
+            return False
+    return age[cand] < age[best]

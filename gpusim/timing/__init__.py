@@ -1,0 +1,1 @@
+"""Timing mode: GigaThread engine (simpy), the cycle-level SM core (numba), memory hierarchy, metrics."""

@@ -1,0 +1,68 @@
+"""The GigaThread engine: places CTAs on SMs as resources free up (simpy process).
+
+Placement policy: CTAs are issued in linear order (x fastest); each goes to the SM with the fewest
+resident CTAs that has room (lowest SM id on ties), so a partial wave spreads across SMs
+breadth-first, as the hardware does. A CTA may start once its SM has a free CTA slot within the
+occupancy limit; its warps begin issuing after the CTA launch latency.
+"""
+from __future__ import annotations
+
+import heapq
+
+from gpusim.timing.core import A_CTA_DONE, A_FAULT, advance, dispatch
+
+
+class GigaThread:
+    def __init__(self, P, M, T, spec, total_ctas: int, nthreads: int, ctas_per_sm: int):
+        self.P, self.M, self.T = P, M, T
+        self.total, self.nthreads, self.limit = total_ctas, nthreads, ctas_per_sm
+        self.next_cta = 0
+        self.resident = [0] * spec.n_sm
+        self.heap = [(0, s) for s in range(spec.n_sm)]     # (resident CTAs, sm)
+        self.fault = False
+        self.end = 0
+
+    def _fill(self, now: int):
+        T = self.T
+        while self.next_cta < self.total and self.heap:
+            n, sm = self.heap[0]
+            if n != self.resident[sm]:
+                heapq.heappop(self.heap)     # stale entry
+                heapq.heappush(self.heap, (self.resident[sm], sm))
+                continue
+            if n >= self.limit:
+                break
+            ok = dispatch(self.P, self.M, T, self.next_cta, sm, now, self.next_cta, self.nthreads)
+            if not ok:
+                break
+            self.resident[sm] += 1
+            heapq.heapreplace(self.heap, (self.resident[sm], sm))
+            self.next_cta += 1
+
+    def _retire(self):
+        T = self.T
+        per_sm = T.cta_warps_left.shape[0] // len(self.resident)
+        for k in range(int(T.ndone[0])):
+            sm = int(T.done_ctas[k]) // per_sm
+            self.resident[sm] -= 1
+            heapq.heappush(self.heap, (self.resident[sm], sm))
+        T.ndone[0] = 0
+
+    def process(self, env):
+        """simpy process: dispatch, let the SM core run until CTAs finish, retire them, repeat."""
+        self._fill(int(env.now))
+        while True:
+            now, why = advance(self.P, self.M, self.T, int(env.now))
+            if now > env.now:
+                yield env.timeout(now - env.now)
+            if why == A_FAULT:
+                self.fault = True
+                return
+            if why == A_CTA_DONE:
+                self._retire()
+                self._fill(int(env.now))
+                continue
+            if self.next_cta >= self.total:
+                self.end = int(env.now)
+                return
+            self._fill(int(env.now))     # idle but CTAs remain (cannot happen within limits)

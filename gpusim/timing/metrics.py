@@ -1,0 +1,54 @@
+"""Timing counters -> Nsight Compute-named metrics (pure functions of the state arrays)."""
+from __future__ import annotations
+
+from gpusim.memory.cache import dirty_sectors
+from gpusim.timing import state as ts
+
+
+def _pct(a, b):
+    return 100.0 * a / b if b else 0.0
+
+
+def timing_metrics(spec, M, T, occ, cycles: int) -> dict:
+    c = T.cnt
+    issued = int(c[ts.K_ISSUED]) or 1
+    active = [int(x) for x in T.sm_active]
+    area = [int(x) for x in T.sm_area]
+    sm_active_sum = sum(active)
+    m = {
+        "gpc__cycles_elapsed.max": cycles,
+        "gpu__time_duration.sum": cycles / spec.clock_mhz * 1e3,      # ns
+        "sm__cycles_active.avg": sm_active_sum / spec.n_sm,
+        "sm__inst_executed.avg.per_cycle_active": issued / (sm_active_sum or 1),
+        "sm__warps_active.avg.pct_of_peak_sustained_active":
+            _pct(sum(area), sm_active_sum * spec.max_warps_per_sm),
+        "sm__maximum_warps_per_active_cycle_pct": occ.theoretical_pct,
+        "launch__occupancy_limit_blocks": occ.limits["blocks"],
+        "launch__occupancy_limit_warps": occ.limits["warps"],
+        "launch__occupancy_limit_registers": occ.limits["registers"],
+        "launch__occupancy_limit_shared_mem": occ.limits["shared_mem"],
+        "launch__waves_per_multiprocessor": occ.waves,
+        "launch__registers_per_thread": occ.regs_per_thread,
+        "launch__occupancy_limiter": occ.limiter,
+        "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": int(c[ts.K_LD_REQ]),
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": int(c[ts.K_LD_SECT]),
+        "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum": int(c[ts.K_ST_REQ]),
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum": int(c[ts.K_ST_SECT]),
+        "l1tex__t_sectors_pipe_lsu_mem_local_op.sum": int(c[ts.K_LOCAL_SECT]),
+        "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum": int(c[ts.K_ATOM_REQ]),
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": int(c[ts.K_SH_LD_WF]),
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum": int(c[ts.K_SH_ST_WF]),
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum": int(c[ts.K_SH_LD_CONF]),
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum": int(c[ts.K_SH_ST_CONF]),
+        "l1tex__t_sector_hit_rate.pct": _pct(c[ts.K_L1_HIT], c[ts.K_L1_LOOK]),
+        "lts__t_sector_hit_rate.pct": _pct(c[ts.K_L2_HIT], c[ts.K_L2_LOOK]),
+        "dram__bytes_read.sum": int(c[ts.K_DRAM_RD]),
+        "dram__bytes_write.sum": int(c[ts.K_DRAM_WR]) + 32 * dirty_sectors(T.l2_dirty),
+    }
+    for k, req in (("ld", ts.K_LD_REQ), ("st", ts.K_ST_REQ)):
+        m[f"gpusim__sectors_per_request_global_{k}"] = c[req - 0 + 1] / c[req] if c[req] else 0.0
+    for i, name in enumerate(ts.STALLS):
+        m[f"smsp__average_warp_latency_issue_stalled_{name}.ratio"] = int(T.stall[i]) / issued
+    m["smsp__issue_active.avg.pct_of_peak_sustained_active"] = _pct(
+        issued, sm_active_sum * spec.subpartitions)
+    return m

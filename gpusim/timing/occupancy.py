@@ -1,0 +1,43 @@
+"""Theoretical occupancy: how many CTAs of a kernel fit on one SM, and which resource limits it."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Occupancy:
+    ctas_per_sm: int
+    limiter: str                # 'warps' | 'blocks' | 'registers' | 'shared_mem'
+    limits: dict                # resource -> CTAs per SM it allows
+    warps_per_cta: int
+    regs_per_thread: int
+    smem_per_cta: int           # bytes, including the per-CTA reservation
+    waves: float
+
+    @property
+    def theoretical_pct(self) -> float:
+        return 100.0 * self.ctas_per_sm * self.warps_per_cta / self._max_warps
+
+    _max_warps: int = 64
+
+
+def _round_up(x: int, unit: int) -> int:
+    return (x + unit - 1) // unit * unit
+
+
+def occupancy(spec, nthreads: int, regs_per_thread: int, smem_bytes: int, n_ctas: int) -> Occupancy:
+    warps = (nthreads + 31) // 32
+    regs_per_warp = _round_up(regs_per_thread * 32, spec.reg_alloc_unit)
+    smem = _round_up(smem_bytes + spec.smem_per_cta_reserved, spec.smem_alloc_unit)
+    limits = {
+        "warps": spec.max_warps_per_sm // warps,
+        "blocks": spec.max_ctas_per_sm,
+        "registers": spec.regs_per_sm // (regs_per_warp * warps) if regs_per_warp else spec.max_ctas_per_sm,
+        "shared_mem": spec.smem_per_sm // smem if smem_bytes > 0 else spec.max_ctas_per_sm,
+    }
+    limiter = min(limits, key=lambda k: (limits[k], list(limits).index(k)))
+    per_sm = limits[limiter]
+    waves = n_ctas / (per_sm * spec.n_sm) if per_sm else float("inf")
+    occ = Occupancy(per_sm, limiter, limits, warps, regs_per_thread, smem, waves)
+    object.__setattr__(occ, "_max_warps", spec.max_warps_per_sm)
+    return occ
