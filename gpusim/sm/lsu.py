@@ -14,11 +14,35 @@ from gpusim.memory.cache import fill, probe
 from gpusim.memory.coalescer import coalesce, count_lines
 from gpusim.memory.shared_banks import wavefronts
 from gpusim.sm.state import TI_ATOM, TI_MASK, TI_SIZE, TI_SPACE, TI_STORE
-from gpusim.timing.state import (C_ATOM_LAT, C_DRAM_LAT, C_L1_LAT, C_L2_LAT, C_LSU_II, C_NBANKS, C_SMEM_LAT,
-                                 F_DRAM_BW_CH, F_L2_BW_SLICE, K_ATOM_REQ, K_DRAM_RD, K_DRAM_WR, K_L1_HIT,
-                                 K_L1_LOOK, K_L2_HIT, K_L2_LOOK, K_LD_REQ, K_LD_SECT, K_LOCAL_SECT,
-                                 K_SH_LD_CONF, K_SH_LD_REQ, K_SH_LD_WF, K_SH_ST_CONF, K_SH_ST_REQ, K_SH_ST_WF,
-                                 K_ST_REQ, K_ST_SECT)
+from gpusim.timing.state import (
+    C_ATOM_LAT,
+    C_DRAM_LAT,
+    C_L1_LAT,
+    C_L2_LAT,
+    C_LSU_II,
+    C_NBANKS,
+    C_SMEM_LAT,
+    F_DRAM_BW_CH,
+    F_L2_BW_SLICE,
+    K_ATOM_REQ,
+    K_DRAM_RD,
+    K_DRAM_WR,
+    K_L1_HIT,
+    K_L1_LOOK,
+    K_L2_HIT,
+    K_L2_LOOK,
+    K_LD_REQ,
+    K_LD_SECT,
+    K_LOCAL_SECT,
+    K_SH_LD_CONF,
+    K_SH_LD_REQ,
+    K_SH_LD_WF,
+    K_SH_ST_CONF,
+    K_SH_ST_REQ,
+    K_SH_ST_WF,
+    K_ST_REQ,
+    K_ST_SECT,
+)
 
 LOCAL_BASE = np.int64(1) << 44
 

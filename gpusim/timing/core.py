@@ -13,9 +13,30 @@ from gpusim.sm.lsu import memory_timing
 from gpusim.sm.scheduler import better
 from gpusim.sm.simt import settle
 from gpusim.sm.state import TI_MASK, W_DONE, W_FREE, W_READY
-from gpusim.timing.state import (C_BAR_LAT, C_CTA_LAT, C_II0, C_LAT0, C_LSU_QUEUE, C_MAXW, C_MIO_QUEUE,
-                                 C_NSM, C_POLICY, K_ISSUED, R_BARRIER, R_BRANCH, R_DISPATCH, R_LG, R_LONG,
-                                 R_MATH, R_MEMBAR, R_MIO, R_NOTSEL, R_SELECTED, R_SHORT, R_WAIT)
+from gpusim.timing.state import (
+    C_BAR_LAT,
+    C_CTA_LAT,
+    C_II0,
+    C_LAT0,
+    C_LSU_QUEUE,
+    C_MAXW,
+    C_MIO_QUEUE,
+    C_NSM,
+    C_POLICY,
+    K_ISSUED,
+    R_BARRIER,
+    R_BRANCH,
+    R_DISPATCH,
+    R_LG,
+    R_LONG,
+    R_MATH,
+    R_MEMBAR,
+    R_MIO,
+    R_NOTSEL,
+    R_SELECTED,
+    R_SHORT,
+    R_WAIT,
+)
 
 INF = np.int64(1) << 62
 OP_MEMBAR, OP_EXIT, OP_RET = oc.OP["membar"], oc.OP["exit"], oc.OP["ret"]
