@@ -45,7 +45,7 @@ def _dim3(v, what: str) -> tuple:
         v = (int(v),)
     try:
         t = tuple(int(x) for x in v)
-    except TypeError:
+    except (TypeError, ValueError):
         raise LaunchError(f"{what} must be an int or a tuple of 1-3 ints, got {v!r}") from None
     if not 1 <= len(t) <= 3 or any(x < 1 for x in t):
         raise LaunchError(f"{what} must be 1-3 positive ints, got {v!r}")

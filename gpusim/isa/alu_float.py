@@ -13,7 +13,8 @@ import numpy as np
 from numba import njit
 
 from gpusim.isa import opcodes as oc
-from gpusim.isa.bits import bits_of_f32, bits_of_f64, fma32, fma64, ftz32, round_f32, round_integral
+from gpusim.isa.bits import bits_of_f32, bits_of_f64, fma64, ftz32, round_f32, round_integral
+from gpusim.isa.rounding import round_f32_dd, round_f64_dd, two_prod, two_sum
 from gpusim.isa.types import T_F32, T_F64
 from gpusim.sm.operands import bits, fval, put
 
@@ -87,26 +88,21 @@ def exec_float(P, M, i, w, mask):
     if nsrc > 2:
         gatherf(P, M, i, oc.S0 + 2, w, mask, ty, 2, ftz)
     f32 = ty == T_F32
+    nan_prop = (fl & oc.FL_NAN) != 0
     for l in range(32):
         if not (mask >> l) & 1:
             continue
         a = A[l]
-        if op == OP_ADD:
-            v = a + B[l]
-        elif op == OP_SUB:
-            v = a - B[l]
-        elif op == OP_MUL:
-            v = a * B[l]
-        elif op == OP_FMA or op == OP_MAD:
-            if f32:
-                v = np.float64(fma32(a, B[l], C[l]))
-            else:
-                v = fma64(a, B[l], C[l])
-        elif op == OP_DIV:
+        if op == OP_ADD or op == OP_SUB or op == OP_MUL or op == OP_FMA or op == OP_MAD:
+            _arith(P, M, i, w, l, op, a, B[l], C[l], f32, rnd if rnd <= 3 else 0, ftz, sat, ty)
+            continue
+        if op == OP_DIV:
             v = a / B[l] if B[l] != 0.0 else (np.nan if a == 0.0 or np.isnan(a) else math.copysign(
                 np.inf, a) * math.copysign(1.0, B[l]))
         elif op == OP_MIN or op == OP_MAX:
             v = _fmin(a, B[l], op == OP_MAX)
+            if nan_prop and (np.isnan(a) or np.isnan(B[l])):
+                v = np.nan
             if np.isnan(v) and f32:
                 put(P, M, i, oc.D0, w, l, CANON_NAN32)
                 continue
@@ -117,7 +113,7 @@ def exec_float(P, M, i, w, mask):
         elif op == OP_RSQRT:
             v = 1.0 / math.sqrt(a) if a > 0.0 else (math.copysign(np.inf, a) if a == 0.0 else np.nan)
         elif op == OP_EX2:
-            v = 2.0 ** a if a < 1024.0 else np.inf
+            v = a if np.isnan(a) else (2.0 ** a if a < 1024.0 else np.inf)
         elif op == OP_LG2:
             v = math.log2(a) if a > 0.0 else (-np.inf if a == 0.0 else np.nan)
         elif op == OP_SIN:
@@ -132,6 +128,41 @@ def exec_float(P, M, i, w, mask):
             store_f(P, M, i, w, l, v, ty, 0, ftz, sat)
         else:
             store_f(P, M, i, w, l, v, ty, rnd if rnd <= 3 else 0, ftz, sat)
+
+
+@njit(cache=True, _nrt=False)
+def _arith(P, M, i, w, l, op, a, b, c, f32, rnd, ftz, sat, ty):
+    """add/sub/mul/fma, exact to a double-double s + e, then rounded once in mode rnd."""
+    if op == OP_SUB:
+        b = -b
+    if op == OP_ADD or op == OP_SUB:
+        s, e = two_sum(a, b)
+        x, y = a, b
+    elif op == OP_MUL:
+        if f32:
+            s, e = a * b, 0.0          # exact: 24 x 24 bits fit in a double
+        else:
+            s, e = two_prod(a, b)
+        x, y = s, 0.0
+    else:
+        if f32:
+            x, y = a * b, c
+            s, e = two_sum(x, y)
+        else:
+            s = fma64(a, b, c)
+            e = fma64(a, b, -s) + c
+            x, y = a * b, c
+    if s == 0.0 and e == 0.0 and op != OP_MUL:
+        # an exact zero sum is -0 in rm, +0 otherwise, unless both addends are -0
+        both_neg = math.copysign(1.0, x) < 0 and math.copysign(1.0, y) < 0
+        s = -0.0 if (rnd == 2 or both_neg) else 0.0
+    if f32:
+        r = round_f32_dd(s, e, rnd)
+        if s == 0.0:
+            r = np.float32(s)
+        store_f(P, M, i, w, l, np.float64(r), ty, 0, ftz, sat)
+    else:
+        store_f(P, M, i, w, l, round_f64_dd(s, e, rnd), ty, 0, ftz, sat)
 
 
 @njit(cache=True, _nrt=False)
@@ -174,7 +205,7 @@ def _testp(P, M, i, w, mask, ty):
             r = np.isnan(v)
         else:
             tiny = 1.1754943508222875e-38 if ty == T_F32 else 2.2250738585072014e-308
-            normal = np.isfinite(v) and abs(v) >= tiny
+            normal = np.isfinite(v) and (abs(v) >= tiny or v == 0.0)    # PTX counts zeros as normal
             sub = v != 0.0 and abs(v) < tiny
             r = normal if kind == 4 else sub
         put(P, M, i, oc.D0, w, l, 1 if r else 0)

@@ -176,7 +176,12 @@ def exec_int(P, M, i, w, mask):
             if ln == 0:
                 D[l] = 0
                 continue
-            v = A[l] >> min(pos, 63) if pos < nb else (A[l] >> (nb - 1) if signed else 0)
+            if pos >= nb:
+                v = (A[l] >> (nb - 1)) if signed else np.int64(0)
+            elif signed:
+                v = A[l] >> pos
+            else:
+                v = np.int64(np.uint64(A[l]) >> np.uint64(pos))
             if ln >= 64:
                 D[l] = v
             elif signed:
@@ -193,7 +198,8 @@ def exec_int(P, M, i, w, mask):
             if ln == 0 or pos >= 8 * n:
                 D[l] = B[l]
             else:
-                msk = ((np.int64(1) << min(ln, 63)) - 1) << pos
+                fm = np.int64(-1) if ln >= 64 else (np.int64(1) << ln) - 1
+                msk = fm << pos
                 D[l] = (B[l] & ~msk) | ((A[l] << pos) & msk)
     elif op == OP_PRMT:
         for l in range(32):

@@ -5,18 +5,8 @@ import numpy as np
 from numba import njit
 
 from gpusim.isa import opcodes as oc
-from gpusim.isa.bits import (
-    bf16_to_f32,
-    bits_of_f32,
-    bits_of_f64,
-    f16_to_f32,
-    f32_to_bf16,
-    f32_to_f16,
-    ftz32,
-    round_f32,
-    round_integral,
-    zext,
-)
+from gpusim.isa.bits import bf16_to_f32, bits_of_f32, bits_of_f64, f16_to_f32, ftz32, round_f32, round_integral, zext
+from gpusim.isa.rounding import int_to_float, to_bf16, to_f16
 from gpusim.isa.types import K_FLOAT, K_SINT, T_BF16X2, T_F16, T_F16X2, T_F32, T_F64
 from gpusim.sm.operands import bits, ival, put, put_int
 
@@ -71,9 +61,9 @@ def store_float(P, M, i, s, w, l, v, dty, rnd, ftz, sat):
         r = round_f32(v, rnd if rnd <= 3 else 0)
         put(P, M, i, s, w, l, bits_of_f32(ftz32(r) if ftz else r))
     elif dty == T_F16:
-        put(P, M, i, s, w, l, f32_to_f16(np.float32(v)))
+        put(P, M, i, s, w, l, to_f16(v, rnd if rnd <= 3 else 0))
     else:
-        put(P, M, i, s, w, l, f32_to_bf16(np.float32(v)))
+        put(P, M, i, s, w, l, to_bf16(v, rnd if rnd <= 3 else 0))
 
 
 @njit(cache=True, _nrt=False)
@@ -92,10 +82,11 @@ def exec_cvt(P, M, i, w, mask):
         if dty == T_F16X2 or dty == T_BF16X2:
             lo = read_float(P, M, i, oc.S0 + 1, w, l, sty)
             hi = read_float(P, M, i, oc.S0, w, l, sty)
+            m = rnd if rnd <= 3 else 0
             if dty == T_F16X2:
-                v = (f32_to_f16(np.float32(hi)) << 16) | f32_to_f16(np.float32(lo))
+                v = (to_f16(hi, m) << 16) | to_f16(lo, m)
             else:
-                v = (f32_to_bf16(np.float32(hi)) << 16) | f32_to_bf16(np.float32(lo))
+                v = (to_bf16(hi, m) << 16) | to_bf16(lo, m)
             put(P, M, i, oc.D0, w, l, v)
             continue
         if sfloat:
@@ -111,17 +102,13 @@ def exec_cvt(P, M, i, w, mask):
         else:
             v = ival(P, M, i, oc.S0, w, l, sty)
             if dfloat:
-                if P.tkind[sty] != K_SINT and P.tsize[sty] == 8 and v < 0:
-                    x = np.float64(np.uint64(v))
-                    if dty == T_F32:
-                        put(P, M, i, oc.D0, w, l, bits_of_f32(np.float32(np.uint64(v))))
-                        continue
+                uns = P.tkind[sty] != K_SINT
+                if dty == T_F32 or dty == T_F64:
+                    x = int_to_float(v, uns, dty == T_F32, rnd if rnd <= 3 else 0)
+                    store_float(P, M, i, oc.D0, w, l, x, dty, 0, ftz, sat)
                 else:
-                    x = np.float64(v)
-                    if dty == T_F32 and rnd == 0:
-                        put(P, M, i, oc.D0, w, l, bits_of_f32(np.float32(v)))
-                        continue
-                store_float(P, M, i, oc.D0, w, l, x, dty, rnd, ftz, sat)
+                    x = np.float64(np.uint64(v)) if (uns and v < 0) else np.float64(v)
+                    store_float(P, M, i, oc.D0, w, l, x, dty, rnd, ftz, sat)
             else:
                 if sat:
                     lo, hi = int_range(P.tsize[dty], P.tkind[dty] == K_SINT)

@@ -248,6 +248,11 @@ class Decoder:
             ins[pc, oc.F_LINE] = it.line
             self.instr(pc, fn, it, ins, opk, opv, opo, labels, entries, retf, calls)
         self.reconverge(ins, seq, entries, retf)
+        for pc in range(n):     # branches straight to a kernel exit retire their taken lanes at once
+            if ins[pc, oc.F_OP] == oc.OP["bra"] and ins[pc, oc.F_TARGET] >= 0:
+                tgt = ins[pc, oc.F_TARGET]
+                if ins[tgt, oc.F_OP] in (oc.OP["exit"], oc.OP["ret"]) and ins[tgt, oc.F_GUARD] < 0:
+                    ins[pc, oc.F_MOD] = 1
         call_arr = np.array(calls, np.int64).reshape(-1, CALL_W) if calls else np.zeros((1, CALL_W), np.int64)
         const = bytearray(self.const.size)
         for off, data in getattr(self, "const_init", []):

@@ -5,7 +5,8 @@ from gpusim.isa import opcodes as oc
 from gpusim.isa.types import TYPE_CODE, is_type
 
 _FLAG = {"ftz": oc.FL_FTZ, "sat": oc.FL_SAT, "approx": oc.FL_APPROX, "hi": oc.FL_HI, "wide": oc.FL_WIDE,
-         "lo": oc.FL_LO, "full": oc.FL_FULL, "cc": oc.FL_CC, "uni": oc.FL_UNI, "volatile": oc.FL_VOLATILE}
+         "lo": oc.FL_LO, "full": oc.FL_FULL, "cc": oc.FL_CC, "uni": oc.FL_UNI, "volatile": oc.FL_VOLATILE,
+         "NaN": oc.FL_NAN}
 # accepted and without functional effect (cache policy, memory-order and scope qualifiers)
 _IGNORED = {"nc", "ca", "cg", "cs", "lu", "cv", "wb", "wt", "relaxed", "acquire", "release", "acq_rel",
             "sc", "weak", "sys", "gpu", "cta", "cluster", "aligned", "sync", "noftz", "mmio", "gl",

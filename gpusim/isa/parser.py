@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import struct
 
-from gpusim.errors import PTXSyntaxError
+from gpusim.errors import PTXSyntaxError, UnsupportedInstruction
 from gpusim.isa import ast
 from gpusim.isa.lexer import Token, tokenize
 from gpusim.isa.types import is_type
@@ -318,11 +318,19 @@ class Parser:
         if op.kind != "ident" or op.text.startswith(("%", ".")):
             self.error(f"expected an instruction, found '{op.text or 'end of file'}'", op)
         operands = []
-        if self.peek().text != ";":
-            while True:
-                operands.append(self.operand())
-                if not self.accept(","):
-                    break
+        try:
+            if self.peek().text != ";":
+                while True:
+                    operands.append(self.operand())
+                    if not self.accept(","):
+                        break
+        except PTXSyntaxError:
+            from gpusim.isa.opcodes import OP, OP_ALIASES
+            base = op.text.split(".", 1)[0]
+            if base not in OP and base not in OP_ALIASES:
+                text = self.lines[first.line - 1] if first.line <= len(self.lines) else ""
+                raise UnsupportedInstruction(op.text, self.file, first.line, text) from None
+            raise
         end = self.peek()
         if end.text != ";":
             self.error(f"expected ',' or ';' after operand, found '{end.text}'", end)

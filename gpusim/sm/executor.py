@@ -76,7 +76,14 @@ def step(P, M, w):
     ty = P.ins[i, oc.F_TYPE]
     if op == OP_BRA:
         M.cnt[oc.CNT_BRANCH] += 1
-        if branch(P, M, i, w, pc, amask, emask):
+        if P.ins[i, oc.F_MOD] == 1:
+            # a jump to `exit`: taken lanes leave now (as on Volta and later, where exited threads
+            # no longer count at barriers) instead of waiting at the exit block for the others
+            if emask != 0:
+                if emask != amask:
+                    M.cnt[oc.CNT_DIVERGENT] += 1
+                exit_lanes(M, w, emask)
+        elif branch(P, M, i, w, pc, amask, emask):
             M.cnt[oc.CNT_DIVERGENT] += 1
     elif op == OP_LD or op == OP_LDU:
         M.cnt[oc.CNT_LD] += 1
