@@ -61,6 +61,7 @@ class GPUSpec:
     l2_bandwidth: float = 2.7e12 / 1980e6 * 1.9   # bytes/cycle, whole GPU
     dram_latency: int = 650              # cycles beyond L2 latency on a miss
     dram_bandwidth: float = 2.9e12 / 1980e6       # bytes/cycle, whole GPU (HBM3)
+    dram_channels: int = 80              # independent channels (HBM3: 5 stacks x 16)
     atomic_latency: int = 300
     extra: dict = field(default_factory=dict)
 
@@ -88,7 +89,7 @@ V100 = dataclasses.replace(
 TINY = dataclasses.replace(
     H100, name="tiny", description="two small SMs for teaching and tests", n_sm=2, max_threads_per_sm=512,
     max_warps_per_sm=16, max_ctas_per_sm=4, regs_per_sm=16384, smem_per_sm=16384, l1_size=4096,
-    l2_size=65536, l2_slices=2, dram_bandwidth=16.0, l2_bandwidth=64.0, kernel_launch_overhead=0)
+    l2_size=65536, l2_slices=2, dram_bandwidth=16.0, dram_channels=2, l2_bandwidth=64.0, kernel_launch_overhead=0)
 PRESETS = {p.name: p for p in (H100, A100, V100, TINY)}
 
 

@@ -32,7 +32,7 @@ st.global.u64 [%rd2], %rd7;
 
 @pytest.mark.parametrize("lat", [38, 39])
 def test_l1_hit_returns_after_exactly_the_preset_latency(lat):
-    spec = dataclasses.replace(TINY, l1_latency=lat)
+    spec = dataclasses.replace(TINY, l1_latency=lat, ii_int=1)
     a = np.arange(32, dtype=np.uint32)
     out = np.zeros(1, np.int64)
     gpusim.launch(_ptx_kernel(LATENCY_PROBE), 1, 1, a, out, gpu=spec, mode="timing")
@@ -143,23 +143,22 @@ def test_shared_memory_limits_occupancy():
     assert m["launch__occupancy_limit_shared_mem"] == 233472 // (49152 + 1024)
 
 
-def test_dram_bound_copy_saturates_at_the_preset_bandwidth():
+def test_dram_bound_stream_saturates_at_the_preset_bandwidth():
     @cuda.jit
-    def copy(a, b):
+    def stream(a, flag):
         i = cuda.grid(1)
-        if i < a.size:
-            b[i] = a[i]
+        if i < a.size and a[i] < -1.0:      # reads only: nothing is ever written
+            flag[0] = 1
 
     n = 1 << 18
     a = np.ones(n, np.float32)
-    b = np.zeros(n, np.float32)
-    spec = dataclasses.replace(TINY, kernel_launch_overhead=0, l2_size=16384)
-    r = gpusim.launch(copy, n // 256, 256, a, b, gpu=spec, mode="timing")
-    bytes_moved = r.metrics["dram__bytes_read.sum"] + r.metrics["dram__bytes_write.sum"]
-    assert r.metrics["dram__bytes_read.sum"] >= n * 4
+    flag = np.zeros(1, np.int32)
+    # 2 SMs x 16 warps keep ~4 B/cycle of loads in flight: more than this DRAM can deliver
+    spec = dataclasses.replace(TINY, kernel_launch_overhead=0, l2_size=16384, dram_bandwidth=2.0)
+    r = gpusim.launch(stream, n // 256, 256, a, flag, gpu=spec, mode="timing")
+    assert r.metrics["dram__bytes_read.sum"] == n * 4
     achieved = r.metrics["dram__bytes_read.sum"] / r.cycles
-    assert achieved <= spec.dram_bandwidth * 1.01
-    assert achieved >= spec.dram_bandwidth * 0.6, (achieved, bytes_moved)
+    assert spec.dram_bandwidth * 0.8 <= achieved <= spec.dram_bandwidth * 1.01, achieved
 
 
 def test_same_run_twice_gives_identical_counters_and_cycles():

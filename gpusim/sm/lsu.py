@@ -64,6 +64,16 @@ def dram_access(T, sector, now):
 
 
 @njit(cache=True, _nrt=False)
+def dram_writeback(T, sector, n, now):
+    """n dirty sectors evicted from L2 (charged to the channel of the line that evicted them)."""
+    if n == 0:
+        return
+    ch = _hash(sector >> 2, T.ch_free.shape[0])
+    T.ch_free[ch] = max(np.float64(now), T.ch_free[ch]) + n * 32.0 / T.cfgf[F_DRAM_BW_CH]
+    T.cnt[K_DRAM_WR] += 32 * n
+
+
+@njit(cache=True, _nrt=False)
 def l2_access(T, sector, now, is_write):
     """One sector at its L2 slice: returns the cycle data is back at the SM (loads)."""
     sl = _hash(sector >> 2, T.slice_free.shape[0])
@@ -74,7 +84,7 @@ def l2_access(T, sector, now, is_write):
     r = probe(T.l2_tag, T.l2_valid, T.l2_rdy, T.l2_lru, 0, sector, t)
     if is_write:
         ev = fill(T.l2_tag, T.l2_valid, T.l2_dirty, T.l2_rdy, T.l2_lru, 0, sector, t, t, True)
-        T.cnt[K_DRAM_WR] += 32 * ev
+        dram_writeback(T, sector, ev, t)
         if r >= 0:
             T.cnt[K_L2_HIT] += 1
         return t + T.cfg[C_L2_LAT]
@@ -83,7 +93,7 @@ def l2_access(T, sector, now, is_write):
         return max(r, t) + T.cfg[C_L2_LAT]
     done = dram_access(T, sector, t + T.cfg[C_L2_LAT] // 2)
     ev = fill(T.l2_tag, T.l2_valid, T.l2_dirty, T.l2_rdy, T.l2_lru, 0, sector, done, t, False)
-    T.cnt[K_DRAM_WR] += 32 * ev
+    dram_writeback(T, sector, ev, t)
     return done + T.cfg[C_L2_LAT] // 2
 
 

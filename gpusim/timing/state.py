@@ -46,9 +46,6 @@ Timing = namedtuple("Timing", [
     "buf", "buf2",
 ])
 
-N_CHANNELS = 48
-
-
 def reg_lists(d):
     """Per pc: registers read (guard, sources, address bases) and written."""
     src = np.full((d.n, 10), -1, np.int64)
@@ -90,7 +87,7 @@ def make_timing(spec, d, n_warps: int, n_ctas: int) -> Timing:
     cfg[C_LSU_QUEUE], cfg[C_MIO_QUEUE] = 64, 32
     cfgf = np.zeros(4, np.float64)
     cfgf[F_L2_BW_SLICE] = spec.l2_bandwidth / spec.l2_slices
-    cfgf[F_DRAM_BW_CH] = spec.dram_bandwidth / N_CHANNELS
+    cfgf[F_DRAM_BW_CH] = spec.dram_bandwidth / spec.dram_channels
     src, dst = reg_lists(d)
     W, C = n_warps, n_ctas
     l1 = make_cache(nsm, spec.l1_size, spec.l1_assoc)
@@ -108,7 +105,7 @@ def make_timing(spec, d, n_warps: int, n_ctas: int) -> Timing:
         cta_warps_left=z(C), done_ctas=z(C), ndone=z(1),
         l1_tag=l1[0], l1_valid=l1[1], l1_dirty=l1[2], l1_rdy=l1[3], l1_lru=l1[4],
         l2_tag=l2[0], l2_valid=l2[1], l2_dirty=l2[2], l2_rdy=l2[3], l2_lru=l2[4],
-        slice_free=np.zeros(spec.l2_slices, np.float64), ch_free=np.zeros(N_CHANNELS, np.float64),
+        slice_free=np.zeros(spec.l2_slices, np.float64), ch_free=np.zeros(spec.dram_channels, np.float64),
         srcregs=src, dstregs=dst,
         cnt=z(NK), stall=z(NSTALL), pc_stall=z(d.n, NSTALL), pc_sectors=z(d.n), pc_requests=z(d.n),
         buf=z(512), buf2=z(512),
