@@ -73,6 +73,11 @@ def _mode(args):
     return args.mode or "timing"
 
 
+def _launch_opts(opts):
+    """progress is a CLI nicety; functional mode has no use for it."""
+    return {k: v for k, v in opts.items() if not (k == "progress" and opts.get("mode") != "timing")}
+
+
 def cmd_run(args):
     target = args.target
     spec = get_preset(args.gpu)
@@ -97,11 +102,12 @@ def _run_program(args, opts):
     results = []
 
     def launcher(kernel, grid, block, *kargs):
-        r = launch(kernel, grid, block, *kargs, **opts)
+        r = launch(kernel, grid, block, *kargs, **_launch_opts(opts))
         results.append(r)
         return r
 
-    with report.console.status(f"simulating {mod.NAME} (size {size}) on {opts['gpu'].name}"):
+    with report.progress() as bar:
+        opts["progress"] = bar
         out = mod.run(launcher, inp)
     ref = mod.reference(inp)
     ok = True
@@ -175,8 +181,11 @@ def _run_ptx_program(name, opts, seed):
 def _show(results, args, ok):
     if not results:
         raise GpusimError("the program launched no kernel")
-    report.console.print(report.counters_table(results, f"{len(results)} launch(es) on {results[0].gpu} "
-                                                        f"({results[0].mode})"))
+    if results[0].mode == "timing":
+        report.console.print(report.timing_summary(results))
+    else:
+        report.console.print(report.counters_table(results, f"{len(results)} launch(es) on {results[0].gpu} "
+                                                            f"(functional)"))
     report.console.print(report.opcode_table(results))
     if getattr(args, "lines", False):
         report.console.print(report.lines_table(results[0]))

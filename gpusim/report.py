@@ -1,12 +1,39 @@
 """Rendering of launch results with rich (the edge: no simulation logic here)."""
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
-console = Console()
+console = Console() if sys.stdout.isatty() else Console(width=160)   # wide tables when piped to a file
+
+
+class _Progress:
+    """A rich progress bar the timing engine feeds with (CTAs done, CTAs total)."""
+
+    def __init__(self):
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+        self.p = Progress(TextColumn("simulating"), BarColumn(), TextColumn("{task.completed}/{task.total} CTAs"),
+                          TimeElapsedColumn(), console=console, transient=True)
+        self.task = None
+
+    def __enter__(self):
+        self.p.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        return self.p.__exit__(*exc)
+
+    def __call__(self, done: int, total: int):
+        if self.task is None or self.p.tasks[self.task].total != total:
+            self.task = self.p.add_task("sim", total=total)
+        self.p.update(self.task, completed=done)
+
+
+def progress() -> _Progress:
+    return _Progress()
 
 
 def fmt(v) -> str:
@@ -62,19 +89,97 @@ def lines_table(r, top: int = 15) -> Table:
     """Hottest PTX lines by warp instructions executed, with their source line."""
     d = r.decoded
     warp = r.per_pc.get("warp")
-    t = Table(title="hottest lines", title_justify="left")
+    t = Table(title="hottest lines (by cycles spent, else by warp instructions)", title_justify="left")
     for c in ("PTX line", "source", "instruction", "warp inst", "thread inst"):
-        t.add_column(c, justify="right" if "inst" in c and c != "instruction" else "left")
-    extra = r.per_pc.get("extra_columns", {})
+        t.add_column(c, justify="right" if "inst" in c and c != "instruction" else "left",
+                     no_wrap=c != "instruction", overflow="ellipsis")
+    extra = stall_lines_columns(r)
     for name in extra:
-        t.add_column(name, justify="right")
-    order = sorted(range(len(warp)), key=lambda pc: -warp[pc])[:top]
+        t.add_column(name, justify="right", no_wrap=True)
+    stall = r.per_pc.get("stall")
+    weight = stall.sum(axis=1) if stall is not None else warp
+    order = sorted(range(len(warp)), key=lambda pc: (-weight[pc], -warp[pc]))[:top]
     for pc in order:
         if warp[pc] == 0:
             break
         src = d.src_lines[pc]
-        row = [str(d.ptx_lines[pc]), f"{Path(src[0]).name}:{src[1]}" if src else "", d.texts[pc][:50],
+        row = [str(d.ptx_lines[pc]), f"{Path(src[0]).name}:{src[1]}" if src else "", _short_text(d.texts[pc]),
                fmt(int(warp[pc])), fmt(int(r.per_pc['thread'][pc]))]
-        row += [fmt(v[pc]) for v in extra.values()]
+        row += [v[pc] for v in extra.values()]
         t.add_row(*row)
     return t
+
+
+def _short_text(text: str) -> str:
+    """An instruction with long (mangled) symbol names cut down."""
+    import re
+    return re.sub(r"(_ZN\w{12})\w+", r"\1...", " ".join(text.split()))[:60]
+
+
+def _stall_rows(m: dict, top: int = 6):
+    pre = "smsp__average_warp_latency_issue_stalled_"
+    rows = [(k[len(pre):-len(".ratio")], v) for k, v in m.items() if k.startswith(pre)]
+    return sorted(rows, key=lambda x: -x[1])[:top]
+
+
+def timing_summary(results: list) -> Table:
+    """One column per launch: time, occupancy, stalls and the memory table."""
+    t = Table(title="timing", title_justify="left")
+    t.add_column("")
+    for i, r in enumerate(results):
+        t.add_column(f"#{i} {short_name(r.kernel)}", justify="right")
+
+    def row(label, fn):
+        t.add_row(label, *[fn(r) for r in results])
+
+    def met(key, f="{:,.0f}"):
+        return lambda r: f.format(r.metrics.get(key, 0))
+
+    row("cycles (gpc__cycles_elapsed.max)", lambda r: f"{r.cycles:,}")
+    row("time at preset clock", lambda r: f"{r.cycles / r.timing['clock_mhz']:,.2f} us")
+    row("IPC (per active SM cycle)", met("sm__inst_executed.avg.per_cycle_active", "{:.2f}"))
+    row("occupancy theoretical", met("sm__maximum_warps_per_active_cycle_pct", "{:.1f}%"))
+    row("occupancy achieved", met("sm__warps_active.avg.pct_of_peak_sustained_active", "{:.1f}%"))
+    row("occupancy limiter", lambda r: str(r.metrics.get("launch__occupancy_limiter")))
+    row("waves per SM", met("launch__waves_per_multiprocessor", "{:.2f}"))
+    row("registers per thread (est.)", met("launch__registers_per_thread"))
+    t.add_section()
+    for i in range(4):
+        row(f"stall #{i + 1} (cycles/inst)", lambda r, i=i: (lambda s: f"{s[i][0]} {s[i][1]:.2f}" if len(s) > i
+                                                              else "")(_stall_rows(r.metrics)))
+    t.add_section()
+    m = "l1tex__t_"
+    row("global ld requests", met(m + "requests_pipe_lsu_mem_global_op_ld.sum"))
+    row("global ld sectors/request", lambda r: _ratio(r.metrics, "ld"))
+    row("global st requests", met(m + "requests_pipe_lsu_mem_global_op_st.sum"))
+    row("global st sectors/request", lambda r: _ratio(r.metrics, "st"))
+    row("L1 sector hit rate", met("l1tex__t_sector_hit_rate.pct", "{:.1f}%"))
+    row("L2 sector hit rate", met("lts__t_sector_hit_rate.pct", "{:.1f}%"))
+    row("DRAM bytes read", met("dram__bytes_read.sum"))
+    row("DRAM bytes written", met("dram__bytes_write.sum"))
+    row("shared ld wavefronts", met("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"))
+    row("shared bank conflicts (ld+st)", lambda r: f"{r.metrics.get('l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum', 0) + r.metrics.get('l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum', 0):,}")  # noqa: E501
+    return t
+
+
+def _ratio(m, k):
+    req = m.get(f"l1tex__t_requests_pipe_lsu_mem_global_op_{k}.sum", 0)
+    sec = m.get(f"l1tex__t_sectors_pipe_lsu_mem_global_op_{k}.sum", 0)
+    return f"{sec / req:.2f}" if req else "-"
+
+
+def stall_lines_columns(r) -> dict:
+    """Extra --lines columns in timing mode: the top stall reason and sectors per request."""
+    from gpusim.timing.state import STALLS
+    st = r.per_pc.get("stall")
+    if st is None:
+        return {}
+    top = []
+    for pc in range(st.shape[0]):
+        row = st[pc].copy()
+        row[STALLS.index("selected")] = 0
+        k = int(row.argmax())
+        top.append(f"{STALLS[k]} {int(row[k]):,}" if row[k] else "")
+    req, sec = r.per_pc["requests"], r.per_pc["sectors"]
+    spr = [f"{sec[pc] / req[pc]:.1f}" if req[pc] else "" for pc in range(len(req))]
+    return {"top stall (cycles)": top, "sectors/req": spr}

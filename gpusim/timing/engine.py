@@ -12,7 +12,7 @@ from gpusim.timing.occupancy import occupancy
 from gpusim.timing.state import make_timing
 
 
-def run_timing(k, d, mem, pmem, g, b, spec, shared_mem, budget, regs_per_thread=None, **opts):
+def run_timing(k, d, mem, pmem, g, b, spec, shared_mem, budget, regs_per_thread=None, progress=None, **opts):
     from gpusim.launch import LaunchResult, fault_message, functional_metrics
     if opts:
         raise LaunchError(f"unknown launch option(s): {', '.join(sorted(opts))}")
@@ -37,7 +37,7 @@ def run_timing(k, d, mem, pmem, g, b, spec, shared_mem, budget, regs_per_thread=
     M = make_mach(d, n_warps, n_ctas, mem.gmem, mem.alo, mem.ahi, pmem, b, g, spec.n_sm, shared_mem, budget)
     T = make_timing(spec, d, n_warps, n_ctas)
     env = simpy.Environment()
-    gt = GigaThread(P, M, T, spec, total, nthreads, resident)
+    gt = GigaThread(P, M, T, spec, total, nthreads, resident, progress)
 
     def kernel(env):
         yield env.timeout(spec.kernel_launch_overhead)

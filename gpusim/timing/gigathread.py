@@ -13,7 +13,7 @@ from gpusim.timing.core import A_CTA_DONE, A_FAULT, advance, dispatch
 
 
 class GigaThread:
-    def __init__(self, P, M, T, spec, total_ctas: int, nthreads: int, ctas_per_sm: int):
+    def __init__(self, P, M, T, spec, total_ctas: int, nthreads: int, ctas_per_sm: int, progress=None):
         self.P, self.M, self.T = P, M, T
         self.total, self.nthreads, self.limit = total_ctas, nthreads, ctas_per_sm
         self.next_cta = 0
@@ -21,6 +21,8 @@ class GigaThread:
         self.heap = [(0, s) for s in range(spec.n_sm)]     # (resident CTAs, sm)
         self.fault = False
         self.end = 0
+        self.retired = 0
+        self.progress = progress
 
     def _fill(self, now: int):
         T = self.T
@@ -46,7 +48,10 @@ class GigaThread:
             sm = int(T.done_ctas[k]) // per_sm
             self.resident[sm] -= 1
             heapq.heappush(self.heap, (self.resident[sm], sm))
+        self.retired += int(T.ndone[0])
         T.ndone[0] = 0
+        if self.progress is not None and (self.retired % 64 == 0 or self.retired == self.total):
+            self.progress(self.retired, self.total)
 
     def process(self, env):
         """simpy process: dispatch, let the SM core run until CTAs finish, retire them, repeat."""
