@@ -34,6 +34,13 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--csv", help="write every counter to this CSV file")
     x = sub.add_parser("ptx", help="print the PTX of an example program")
     x.add_argument("program")
+    v = sub.add_parser("validate", help="replay the recorded H100 cases and compare (no GPU needed)")
+    v.add_argument("--gpu", default="h100")
+    v.add_argument("--case", action="append", help="only this case (repeatable); no report is written")
+    v.add_argument("--out", default="validation/REPORT.md", help="report path (a .png and sim_results.json beside)")
+    c = sub.add_parser("calibrate", help="fit preset latencies from the recorded microbenchmarks")
+    c.add_argument("--gpu", default="h100")
+    c.add_argument("--write", help="write the fitted values as JSON to this file")
     pr = sub.add_parser("presets", help="show GPU presets")
     pr.add_argument("name", nargs="?")
     return p

@@ -215,3 +215,46 @@ def _flat(metrics):
 def _export(r):
     return {"kernel": r.kernel, "grid": r.grid, "block": r.block, "gpu": r.gpu, "mode": r.mode,
             "cycles": r.cycles, "metrics": r.metrics}
+
+
+def cmd_validate(args):
+    from gpusim import validate as v
+    spec = get_preset(args.gpu)
+    names = args.case or None
+
+    def show(row):
+        report.console.print(f"{row['case']:24s} H100 {row['hw_cycles']:>12,.0f}  gpusim {row['sim_cycles']:>12,}  "
+                             f"{100 * row['cycle_err']:+7.1f}%  ({row['sim_seconds']:.1f} s)")
+
+    rows = v.run_all(spec, names, progress=show)
+    summary = v.summarize(rows)
+    out = Path(args.out)
+    plot = out.with_suffix(".png") if not names else None
+    if plot is not None:
+        v.scatter(rows, plot)
+    if not names:
+        v.write_report(rows, summary, spec, out, plot)
+        v.save_rows(rows, summary, out.with_name("sim_results.json"))
+    report.console.print(
+        f"[bold]{summary['cases']} cases: cycle MAPE {summary['cycle_mape_pct']:.1f}%, Pearson r "
+        f"{summary['cycle_pearson_r']:.3f} (log {summary['cycle_pearson_r_log']:.3f}), exact counters "
+        f"{summary['exact_counters_matching']}, latency errors "
+        + ", ".join(f"{k} {e:+.1f}%" for k, e in summary["latency_errors_pct"].items()) + "[/bold]")
+
+
+def cmd_calibrate(args):
+    from rich.table import Table
+
+    from gpusim.calibrate import fit
+    spec = get_preset(args.gpu)
+    new, fitted = fit(spec, log=lambda s: report.console.print(s))
+    t = Table(title=f"fitted parameters for {spec.name}", title_justify="left")
+    for c in ("parameter", "preset", "fitted", "from"):
+        t.add_column(c)
+    for k, (old, val, why) in fitted.items():
+        t.add_row(k, str(old), str(val), why)
+    report.console.print(t)
+    if args.write:
+        Path(args.write).write_text(json.dumps({k: v[1] for k, v in fitted.items()}, indent=1) + "\n")
+        report.console.print(f"wrote {args.write} (use it with: gpusim run ... --gpu FILE.toml after converting, "
+                             "or copy the values into gpusim/presets.py)")

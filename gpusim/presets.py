@@ -63,6 +63,8 @@ class GPUSpec:
     dram_bandwidth: float = 2.9e12 / 1980e6       # bytes/cycle, whole GPU (HBM3)
     dram_channels: int = 80              # independent channels (HBM3: 5 stacks x 16)
     atomic_latency: int = 300
+    atomic_same_address_cycles: int = 16  # SM-side serialisation per extra lane on one address in a warp
+    l2_atomic_interval: float = 1.46      # cycles an L2 slice spends per atomic operation (per sector)
     extra: dict = field(default_factory=dict)
 
     def describe(self) -> list[tuple[str, object, str]]:

@@ -16,6 +16,7 @@ from gpusim.memory.shared_banks import wavefronts
 from gpusim.sm.state import TI_ATOM, TI_MASK, TI_SIZE, TI_SPACE, TI_STORE
 from gpusim.timing.state import (
     C_ATOM_LAT,
+    C_ATOM_SAME,
     C_DRAM_LAT,
     C_L1_LAT,
     C_L2_LAT,
@@ -23,6 +24,7 @@ from gpusim.timing.state import (
     C_NBANKS,
     C_SMEM_LAT,
     F_DRAM_BW_CH,
+    F_L2_ATOM,
     F_L2_BW_SLICE,
     K_ATOM_REQ,
     K_DRAM_RD,
@@ -125,7 +127,7 @@ def global_access(T, M, sm, pc, now, is_store, is_local, w):
     for k in range(ns):
         sec = T.buf[k]
         if is_store:
-            l2_access(T, sec, start + T.cfg[C_L1_LAT], True)
+            T.drain[0] = max(T.drain[0], l2_access(T, sec, start + T.cfg[C_L1_LAT], True))
             continue
         T.cnt[K_L1_LOOK] += 1
         r = probe(T.l1_tag, T.l1_valid, T.l1_rdy, T.l1_lru, sm, sec, start)
@@ -176,21 +178,32 @@ def shared_access(T, M, sm, now, is_store, atom):
 
 @njit(cache=True, _nrt=False)
 def global_atomic(T, M, sm, pc, now):
+    """Atomics/reductions at L2. Lanes on one address serialise at the SM and again at the slice;
+    distinct addresses in one sector share an L2 operation."""
     mask = M.tr_info[TI_MASK]
     T.cnt[K_ATOM_REQ] += 1
     T.pc_requests[pc] += 1
-    start = max(now, T.lsu_free[sm])
-    T.lsu_free[sm] = start + T.cfg[C_LSU_II]
-    done = start
-    for l in range(32):
-        if not (mask >> l) & 1:
+    worst = 1
+    for a in range(32):
+        if not (mask >> a) & 1:
             continue
-        sec = M.tr_addr[l] >> 5
+        c = 0
+        for b in range(32):
+            if (mask >> b) & 1 and M.tr_addr[b] == M.tr_addr[a]:
+                c += 1
+        worst = max(worst, c)
+    start = max(now, T.lsu_free[sm])
+    T.lsu_free[sm] = start + T.cfg[C_LSU_II] + T.cfg[C_ATOM_SAME] * (worst - 1)
+    ns = coalesce(M.tr_addr, mask, M.tr_info[TI_SIZE], T.buf)
+    done = start
+    for k in range(ns):
+        sec = T.buf[k]
         sl = _hash(sec >> 2, T.slice_free.shape[0])
         t = max(np.float64(start + T.cfg[C_L1_LAT]), T.slice_free[sl])
-        T.slice_free[sl] = t + 1.0       # one atomic per slice per cycle: same-address atomics serialise
+        T.slice_free[sl] = t + T.cfgf[F_L2_ATOM] * worst
         r = l2_access(T, sec, np.int64(t), True)
-        done = max(done, r + T.cfg[C_ATOM_LAT] - T.cfg[C_L2_LAT])
+        done = max(done, r + T.cfg[C_ATOM_LAT] - T.cfg[C_L2_LAT] + np.int64(T.cfgf[F_L2_ATOM] * worst))
+    T.drain[0] = max(T.drain[0], done)
     return done
 
 

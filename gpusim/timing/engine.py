@@ -47,7 +47,7 @@ def run_timing(k, d, mem, pmem, g, b, spec, shared_mem, budget, regs_per_thread=
     env.run()
     if gt.fault or M.err[0] != 0:
         raise KernelFault(fault_message(d, M, g, b))
-    cycles = int(env.now)
+    cycles = max(int(env.now), int(T.drain[0]))     # outstanding stores and atomics drain first
     res = LaunchResult(kernel=d.name, grid=g, block=b, mode="timing", gpu=spec.name, decoded=d)
     res.metrics = functional_metrics(M, d)
     res.metrics.update(timing_metrics(spec, M, T, occ, cycles))

@@ -20,9 +20,9 @@ POLICIES = {"lrr": 0, "gto": 1, "oldest": 2}
 (C_NSM, C_MAXW, C_MAXC, C_POLICY, C_LAT0) = range(5)          # C_LAT0..+8: latency per class
 C_II0 = C_LAT0 + len(oc.CLASSES)                               # issue interval per class
 (C_SMEM_LAT, C_L1_LAT, C_L2_LAT, C_DRAM_LAT, C_ATOM_LAT, C_LSU_II, C_BAR_LAT, C_CTA_LAT,
- C_NBANKS, C_LSU_QUEUE, C_MIO_QUEUE) = range(C_II0 + len(oc.CLASSES), C_II0 + len(oc.CLASSES) + 11)
-NCFG = C_MIO_QUEUE + 1
-(F_L2_BW_SLICE, F_DRAM_BW_CH) = range(2)
+ C_NBANKS, C_LSU_QUEUE, C_MIO_QUEUE, C_ATOM_SAME) = range(C_II0 + len(oc.CLASSES), C_II0 + len(oc.CLASSES) + 12)
+NCFG = C_ATOM_SAME + 1
+(F_L2_BW_SLICE, F_DRAM_BW_CH, F_L2_ATOM) = range(3)
 
 # counters
 (K_LD_REQ, K_LD_SECT, K_ST_REQ, K_ST_SECT, K_SH_LD_WF, K_SH_ST_WF, K_SH_LD_CONF, K_SH_ST_CONF,
@@ -37,7 +37,7 @@ Timing = namedtuple("Timing", [
     "sp_next", "sp_last", "pipe_free",
     "lsu_free", "mio_free",
     "sm_warps", "sm_area", "sm_tchange", "sm_active", "sm_busy_since", "sm_ctas",
-    "cta_warps_left", "done_ctas", "ndone",
+    "cta_warps_left", "done_ctas", "ndone", "drain",
     "l1_tag", "l1_valid", "l1_dirty", "l1_rdy", "l1_lru",
     "l2_tag", "l2_valid", "l2_dirty", "l2_rdy", "l2_lru",
     "slice_free", "ch_free",
@@ -85,9 +85,11 @@ def make_timing(spec, d, n_warps: int, n_ctas: int) -> Timing:
     cfg[C_DRAM_LAT], cfg[C_ATOM_LAT], cfg[C_LSU_II] = spec.dram_latency, spec.atomic_latency, spec.lsu_issue_interval
     cfg[C_BAR_LAT], cfg[C_CTA_LAT], cfg[C_NBANKS] = spec.lat_barrier, spec.cta_launch_latency, spec.smem_banks
     cfg[C_LSU_QUEUE], cfg[C_MIO_QUEUE] = 64, 32
+    cfg[C_ATOM_SAME] = spec.atomic_same_address_cycles
     cfgf = np.zeros(4, np.float64)
     cfgf[F_L2_BW_SLICE] = spec.l2_bandwidth / spec.l2_slices
     cfgf[F_DRAM_BW_CH] = spec.dram_bandwidth / spec.dram_channels
+    cfgf[F_L2_ATOM] = spec.l2_atomic_interval
     src, dst = reg_lists(d)
     W, C = n_warps, n_ctas
     l1 = make_cache(nsm, spec.l1_size, spec.l1_assoc)
@@ -102,7 +104,7 @@ def make_timing(spec, d, n_warps: int, n_ctas: int) -> Timing:
         lsu_free=z(nsm), mio_free=z(nsm),
         sm_warps=z(nsm), sm_area=z(nsm), sm_tchange=z(nsm), sm_active=z(nsm), sm_busy_since=z(nsm),
         sm_ctas=z(nsm),
-        cta_warps_left=z(C), done_ctas=z(C), ndone=z(1),
+        cta_warps_left=z(C), done_ctas=z(C), ndone=z(1), drain=z(1),
         l1_tag=l1[0], l1_valid=l1[1], l1_dirty=l1[2], l1_rdy=l1[3], l1_lru=l1[4],
         l2_tag=l2[0], l2_valid=l2[1], l2_dirty=l2[2], l2_rdy=l2[3], l2_lru=l2[4],
         slice_free=np.zeros(spec.l2_slices, np.float64), ch_free=np.zeros(spec.dram_channels, np.float64),

@@ -1,0 +1,207 @@
+"""gpusim validate: replay every recorded H100 case in gpusim and compare, without a GPU.
+
+Like is compared with like: cycles are Nsight Compute's gpc__cycles_elapsed.max against gpusim's
+(both include the launch overhead); sectors, requests and bank conflicts are counted the same way;
+latencies come from the same in-kernel %clock64 reads. gpusim counts PTX instructions where ncu
+counts SASS, so instruction counts are shown, not scored.
+"""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "validation" / "data" / "h100"
+
+EXACT = ["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+         "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+         "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+         "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"]
+SHOWN = ["l1tex__t_sector_hit_rate.pct", "lts__t_sector_hit_rate.pct", "dram__bytes_read.sum",
+         "dram__bytes_write.sum", "sm__warps_active.avg.pct_of_peak_sustained_active", "smsp__inst_executed.sum"]
+LATENCY_CASES = {"chase_l1": "L1", "chase_l2": "L2", "chase_dram": "DRAM", "chase_shared": "shared"}
+
+
+def recorded_cases(data_dir: Path = DATA) -> list[dict]:
+    out = []
+    for f in sorted(data_dir.glob("*.json")):
+        d = json.loads(f.read_text())
+        if "ncu" in d and "case" in d:
+            out.append(d)
+    return out
+
+
+def _ncu(rec, key):
+    v = rec["ncu"]["metrics"].get(key)
+    return None if v is None else v.get("value")
+
+
+def simulate(case, spec) -> tuple[dict, dict, float]:
+    """Run one validation case in timing mode; returns (metrics of its last launch, derived, seconds)."""
+    import gpusim
+    inp = case.inputs(0)
+    results = []
+
+    def launch(kernel, grid, block, *args):
+        r = gpusim.launch(kernel, grid, block, *args, gpu=spec, mode="timing", fma=True)
+        results.append(r)
+        return r
+
+    t0 = time.perf_counter()
+    out = case.run(launch, inp)
+    dt = time.perf_counter() - t0
+    ref = case.reference(inp)
+    check = case.check(out, ref)
+    derived = case.derive(out, inp) if case.derive else {}
+    m = dict(results[-1].metrics)
+    m.pop("opcodes", None)
+    m["_passed"] = bool(check["passed"])
+    return m, derived, dt
+
+
+def compare(rec: dict, sim: dict, derived: dict) -> dict:
+    hw_cycles = _ncu(rec, "gpc__cycles_elapsed.max")
+    row = {"case": rec["case"], "group": rec["group"], "hw_cycles": hw_cycles,
+           "sim_cycles": sim["gpc__cycles_elapsed.max"], "passed": sim["_passed"]}
+    row["cycle_err"] = (row["sim_cycles"] - hw_cycles) / hw_cycles
+    row["exact"] = {k: (_ncu(rec, k), sim.get(k)) for k in EXACT}
+    row["shown"] = {k: (_ncu(rec, k), sim.get(k)) for k in SHOWN}
+    stalls = {k.split("stalled_")[1][:-6]: (_ncu(rec, k), sim.get(k)) for k in sim
+              if k.startswith("smsp__average_warp_latency_issue_stalled_")}
+    row["stalls"] = stalls
+    if rec["case"] in LATENCY_CASES:
+        hw = rec["clock64"]["warm"]["cycles_per_step"]
+        row["latency"] = (LATENCY_CASES[rec["case"]], hw, derived.get("cycles_per_step"))
+    return row
+
+
+def pearson(x, y) -> float:
+    x, y = np.log(np.asarray(x, float)), np.log(np.asarray(y, float))
+    return float(np.corrcoef(x, y)[0, 1]) if len(x) > 1 else float("nan")
+
+
+def summarize(rows: list[dict]) -> dict:
+    errs = [abs(r["cycle_err"]) for r in rows]
+    exact_ok = sum(1 for r in rows for k, (h, s) in r["exact"].items()
+                   if h is not None and s is not None and _exact_match(k, h, s))
+    exact_n = sum(1 for r in rows for k, (h, s) in r["exact"].items() if h is not None and s is not None)
+    lat = {r["latency"][0]: r["latency"][1:] for r in rows if "latency" in r}
+    return {
+        "cases": len(rows),
+        "cycle_mape_pct": 100.0 * float(np.mean(errs)) if errs else float("nan"),
+        "cycle_pearson_r_log": pearson([r["hw_cycles"] for r in rows], [r["sim_cycles"] for r in rows]),
+        "cycle_pearson_r": float(np.corrcoef([r["hw_cycles"] for r in rows], [r["sim_cycles"] for r in rows])[0, 1]),
+        "exact_counters_matching": f"{exact_ok}/{exact_n}",
+        "latency_errors_pct": {k: 100.0 * (s - h) / h for k, (h, s) in lat.items() if s},
+        "outputs_correct": sum(r["passed"] for r in rows),
+    }
+
+
+def _exact_match(key, hw, sim) -> bool:
+    return int(round(hw)) == int(round(sim))
+
+
+def run_all(spec, names: list[str] | None = None, progress=None) -> list[dict]:
+    from validation.cases import all_cases
+    cases = all_cases()
+    rows = []
+    for rec in recorded_cases():
+        if names and rec["case"] not in names:
+            continue
+        case = cases[rec["case"]]
+        sim, derived, dt = simulate(case, spec)
+        row = compare(rec, sim, derived)
+        row["sim_seconds"] = dt
+        rows.append(row)
+        if progress:
+            progress(row)
+    return rows
+
+
+def write_report(rows: list[dict], summary: dict, spec, path: Path, plot: Path | None):
+    lines = ["# gpusim vs H100: validation report", "",
+             "Generated by `gpusim validate` from the measurements in `validation/data/h100/` "
+             f"(preset `{spec.name}`). Do not edit by hand.", "",
+             f"**Summary:** {summary['cases']} cases, cycle MAPE {summary['cycle_mape_pct']:.1f}%, "
+             f"Pearson r {summary['cycle_pearson_r']:.3f} (log-log {summary['cycle_pearson_r_log']:.3f}), "
+             f"exact counters {summary['exact_counters_matching']}, outputs correct "
+             f"{summary['outputs_correct']}/{summary['cases']}.", ""]
+    if summary["latency_errors_pct"]:
+        lines.append("Pointer-chase latency error: " + ", ".join(
+            f"{k} {v:+.1f}%" for k, v in summary["latency_errors_pct"].items()) + "\n")
+    if plot is not None:
+        lines += [f"![simulated vs measured cycles]({plot.name})", ""]
+    lines += ["| case | group | H100 cycles | gpusim cycles | error | ld sectors (hw/sim) | st sectors | "
+              "bank conflicts | L1 hit % | L2 hit % | DRAM read B | sim s |",
+              "|---|---|---:|---:|---:|---|---|---|---|---|---|---:|"]
+
+    def pair(r, k, fmt="{:.0f}"):
+        h, s = r["exact"].get(k) or r["shown"].get(k)
+        def f(v):
+            return "-" if v is None else fmt.format(v)
+        return f"{f(h)} / {f(s)}"
+
+    for r in rows:
+        lines.append(
+            f"| {r['case']} | {r['group']} | {r['hw_cycles']:,.0f} | {r['sim_cycles']:,} "
+            f"| {100 * r['cycle_err']:+.1f}% "
+            f"| {pair(r, EXACT[0])} | {pair(r, EXACT[1])} | {pair(r, EXACT[4])} "
+            f"| {pair(r, SHOWN[0], '{:.1f}')} | {pair(r, SHOWN[1], '{:.1f}')} | {pair(r, SHOWN[2])} "
+            f"| {r['sim_seconds']:.1f} |")
+    lines += ["", "## Latencies (cycles per dependent step, in-kernel %clock64)", "",
+              "| level | H100 | gpusim | error |", "|---|---:|---:|---:|"]
+    for r in rows:
+        if "latency" in r:
+            name, h, s = r["latency"]
+            lines.append(f"| {name} | {h:.1f} | {s:.1f} | {100 * (s - h) / h:+.1f}% |")
+    lines += ["", "## Stall mix (cycles per issued instruction: H100 SASS / gpusim PTX)", ""]
+    reasons = ["long_scoreboard", "short_scoreboard", "barrier", "wait", "math_pipe_throttle", "not_selected",
+               "lg_throttle", "mio_throttle", "branch_resolving"]
+    lines += ["| case | " + " | ".join(reasons) + " |", "|---|" + "---|" * len(reasons)]
+    for r in rows:
+        cells = []
+        for k in reasons:
+            h, s = r["stalls"].get(k, (None, None))
+            cells.append(f"{h or 0:.1f}/{s or 0:.1f}")
+        lines.append(f"| {r['case']} | " + " | ".join(cells) + " |")
+    path.write_text("\n".join(lines) + "\n")
+
+
+def scatter(rows: list[dict], path: Path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    hw = [r["hw_cycles"] for r in rows]
+    sim = [r["sim_cycles"] for r in rows]
+    fig, ax = plt.subplots(figsize=(6, 6), dpi=110)
+    groups = sorted({r["group"] for r in rows})
+    for g in groups:
+        xs = [r["hw_cycles"] for r in rows if r["group"] == g]
+        ys = [r["sim_cycles"] for r in rows if r["group"] == g]
+        ax.scatter(xs, ys, label=g, s=22)
+    lo, hi = min(hw + sim) / 1.5, max(hw + sim) * 1.5
+    ax.plot([lo, hi], [lo, hi], "k--", lw=1, label="1:1")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(lo, hi)
+    ax.set_xlabel("H100 cycles (ncu gpc__cycles_elapsed.max)")
+    ax.set_ylabel("gpusim cycles")
+    ax.set_title("gpusim vs H100")
+    ax.legend(fontsize=7, loc="upper left")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def save_rows(rows, summary, path: Path):
+    path.write_text(json.dumps({"summary": summary, "rows": rows}, indent=1, default=float) + "\n")
+
+
+def mape(rows) -> float:
+    return 100.0 * float(np.mean([abs(r["cycle_err"]) for r in rows]))
+
+
