@@ -1,5 +1,9 @@
 """GPU presets: frozen specs, named values, TOML overrides that name any bad key.
 
+The h100 latencies and launch overhead are fitted by `gpusim calibrate` from the microbenchmarks
+recorded on an H100 SXM5 (validation/data/h100, validation/calibration_h100.json); the rest is
+seeded from published figures (shared/REFERENCE.md).
+
 Every latency is in SM cycles, every size in bytes, every bandwidth in bytes per SM cycle.
 """
 from __future__ import annotations
@@ -30,7 +34,7 @@ class GPUSpec:
     smem_alloc_unit: int = 128           # bytes
     warp_scheduler: str = "gto"          # 'gto' | 'lrr' | 'oldest'
     cta_launch_latency: int = 180        # cycles from dispatch to first issue of a new CTA
-    kernel_launch_overhead: int = 2200   # cycles of launch overhead before the first CTA starts
+    kernel_launch_overhead: int = 3933   # cycles before the first CTA starts (fitted: launch_empty)
     # pipelines: (latency cycles, issue interval cycles per warp instruction per sub-partition)
     lat_int: int = 4
     ii_int: int = 2
@@ -47,21 +51,22 @@ class GPUSpec:
     # memory
     sector_bytes: int = 32
     line_bytes: int = 128
-    smem_latency: int = 29
+    smem_latency: int = 19               # fitted: chase_shared (PTX address arithmetic adds the rest)
     smem_banks: int = 32
     l1_size: int = 262144 - 233472 + 65536   # bytes of L1 data cache left beside shared memory
     l1_assoc: int = 4
-    l1_latency: int = 38
+    l1_latency: int = 30                 # fitted: chase_l1 (42.8 cycles per dependent step on H100)
     l1_mshrs: int = 256
     lsu_issue_interval: int = 2          # cycles per memory instruction per SM (LSU throughput)
     l2_size: int = 52428800
     l2_assoc: int = 16
     l2_slices: int = 96
-    l2_latency: int = 262
+    l2_latency: int = 232                # fitted: chase_l2 (275.6 cycles per step)
     l2_bandwidth: float = 2.7e12 / 1980e6 * 1.9   # bytes/cycle, whole GPU
-    dram_latency: int = 650              # cycles beyond L2 latency on a miss
+    dram_latency: int = 407              # cycles beyond L2 on a miss (fitted: chase_dram, 681.9/step)
     dram_bandwidth: float = 2.9e12 / 1980e6       # bytes/cycle, whole GPU (HBM3)
     dram_channels: int = 80              # independent channels (HBM3: 5 stacks x 16)
+    dram_fetch_bytes: int = 64           # DRAM access granularity: a lone 32-B sector miss fetches its 64-B pair
     atomic_latency: int = 300
     atomic_same_address_cycles: int = 16  # SM-side serialisation per extra lane on one address in a warp
     l2_atomic_interval: float = 1.46      # cycles an L2 slice spends per atomic operation (per sector)

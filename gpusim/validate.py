@@ -73,7 +73,8 @@ def compare(rec: dict, sim: dict, derived: dict) -> dict:
               if k.startswith("smsp__average_warp_latency_issue_stalled_")}
     row["stalls"] = stalls
     if rec["case"] in LATENCY_CASES:
-        hw = rec["clock64"]["warm"]["cycles_per_step"]
+        from gpusim.calibrate import CLOCK_RUN
+        hw = rec["clock64"][CLOCK_RUN.get(rec["case"], "warm")]["cycles_per_step"]
         row["latency"] = (LATENCY_CASES[rec["case"]], hw, derived.get("cycles_per_step"))
     return row
 

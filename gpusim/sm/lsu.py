@@ -18,6 +18,7 @@ from gpusim.timing.state import (
     C_ATOM_LAT,
     C_ATOM_SAME,
     C_DRAM_LAT,
+    C_DRAM_PAIR,
     C_L1_LAT,
     C_L2_LAT,
     C_LSU_II,
@@ -96,6 +97,14 @@ def l2_access(T, sector, now, is_write):
     done = dram_access(T, sector, t + T.cfg[C_L2_LAT] // 2)
     ev = fill(T.l2_tag, T.l2_valid, T.l2_dirty, T.l2_rdy, T.l2_lru, 0, sector, done, t, False)
     dram_writeback(T, sector, ev, t)
+    if T.cfg[C_DRAM_PAIR] != 0:
+        pair = sector ^ 1          # DRAM delivers 64 B: the neighbouring sector comes along
+        if probe(T.l2_tag, T.l2_valid, T.l2_rdy, T.l2_lru, 0, pair, t) < 0:
+            ch = _hash(sector >> 2, T.ch_free.shape[0])
+            T.ch_free[ch] += 32.0 / T.cfgf[F_DRAM_BW_CH]
+            T.cnt[K_DRAM_RD] += 32
+            ev = fill(T.l2_tag, T.l2_valid, T.l2_dirty, T.l2_rdy, T.l2_lru, 0, pair, done, t, False)
+            dram_writeback(T, sector, ev, t)
     return done + T.cfg[C_L2_LAT] // 2
 
 

@@ -20,8 +20,9 @@ POLICIES = {"lrr": 0, "gto": 1, "oldest": 2}
 (C_NSM, C_MAXW, C_MAXC, C_POLICY, C_LAT0) = range(5)          # C_LAT0..+8: latency per class
 C_II0 = C_LAT0 + len(oc.CLASSES)                               # issue interval per class
 (C_SMEM_LAT, C_L1_LAT, C_L2_LAT, C_DRAM_LAT, C_ATOM_LAT, C_LSU_II, C_BAR_LAT, C_CTA_LAT,
- C_NBANKS, C_LSU_QUEUE, C_MIO_QUEUE, C_ATOM_SAME) = range(C_II0 + len(oc.CLASSES), C_II0 + len(oc.CLASSES) + 12)
-NCFG = C_ATOM_SAME + 1
+ C_NBANKS, C_LSU_QUEUE, C_MIO_QUEUE, C_ATOM_SAME, C_DRAM_PAIR) = range(C_II0 + len(oc.CLASSES),
+                                                                  C_II0 + len(oc.CLASSES) + 13)
+NCFG = C_DRAM_PAIR + 1
 (F_L2_BW_SLICE, F_DRAM_BW_CH, F_L2_ATOM) = range(3)
 
 # counters
@@ -86,6 +87,7 @@ def make_timing(spec, d, n_warps: int, n_ctas: int) -> Timing:
     cfg[C_BAR_LAT], cfg[C_CTA_LAT], cfg[C_NBANKS] = spec.lat_barrier, spec.cta_launch_latency, spec.smem_banks
     cfg[C_LSU_QUEUE], cfg[C_MIO_QUEUE] = 64, 32
     cfg[C_ATOM_SAME] = spec.atomic_same_address_cycles
+    cfg[C_DRAM_PAIR] = 1 if spec.dram_fetch_bytes >= 64 else 0
     cfgf = np.zeros(4, np.float64)
     cfgf[F_L2_BW_SLICE] = spec.l2_bandwidth / spec.l2_slices
     cfgf[F_DRAM_BW_CH] = spec.dram_bandwidth / spec.dram_channels
