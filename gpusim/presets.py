@@ -32,7 +32,7 @@ class GPUSpec:
     smem_per_sm: int = 233472            # bytes usable as shared memory (228 KB)
     smem_per_cta_reserved: int = 1024    # bytes the driver reserves per CTA
     smem_alloc_unit: int = 128           # bytes
-    warp_scheduler: str = "gto"          # 'gto' | 'lrr' | 'oldest'
+    warp_scheduler: str = "lrr"          # "lrr" | "gto" | "oldest" (lrr: GTO starves spinning warps; waves_g132)
     cta_launch_latency: int = 180        # cycles from dispatch to first issue of a new CTA
     kernel_launch_overhead: int = 3933   # cycles before the first CTA starts (fitted: launch_empty)
     # pipelines: (latency cycles, issue interval cycles per warp instruction per sub-partition)

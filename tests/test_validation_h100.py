@@ -1,0 +1,58 @@
+"""gpusim against the recorded H100 measurements (no GPU needed): committed accuracy thresholds.
+
+Tiers: sector and request counts and shared-memory bank conflicts must match exactly; pointer-chase
+latencies within 10%; cycles within the per-case bound and a subset MAPE bound from
+validation/thresholds.json. The subset is the recorded cases that simulate in about a second each
+(`gpusim validate` runs all of them and writes validation/REPORT.md).
+"""
+import json
+from pathlib import Path
+
+import pytest
+
+from gpusim.presets import H100
+from gpusim.validate import EXACT, compare, recorded_cases, simulate
+
+THRESHOLDS = json.loads((Path(__file__).resolve().parents[1] / "validation" / "thresholds.json").read_text())
+RECORDS = {r["case"]: r for r in recorded_cases()}
+FAST = THRESHOLDS["ci_cases"]
+
+
+@pytest.fixture(scope="module")
+def rows():
+    from validation.cases import all_cases
+    cases = all_cases()
+    out = {}
+    for name in FAST:
+        sim, derived, _ = simulate(cases[name], H100)
+        out[name] = compare(RECORDS[name], sim, derived)
+    return out
+
+
+@pytest.mark.parametrize("name", FAST)
+def test_case_output_is_correct_and_counters_match_exactly(rows, name):
+    r = rows[name]
+    assert r["passed"]
+    for key in EXACT:
+        hw, sim = r["exact"][key]
+        if hw is None:
+            continue
+        assert int(round(hw)) == int(sim), f"{name}: {key} H100 {hw} vs gpusim {sim}"
+
+
+@pytest.mark.parametrize("name", [n for n in FAST if n.startswith("chase_")])
+def test_pointer_chase_latency_within_ten_percent(rows, name):
+    level, hw, sim = rows[name]["latency"]
+    assert abs(sim - hw) / hw <= 0.10, f"{level}: H100 {hw:.1f} vs gpusim {sim:.1f} cycles/step"
+
+
+@pytest.mark.parametrize("name", FAST)
+def test_case_cycles_within_committed_bound(rows, name):
+    bound = THRESHOLDS["case_cycle_error"].get(name, THRESHOLDS["default_case_cycle_error"])
+    assert abs(rows[name]["cycle_err"]) <= bound, f"{name}: {100 * rows[name]['cycle_err']:+.1f}%"
+
+
+def test_subset_cycle_mape_within_committed_bound(rows):
+    import numpy as np
+    mape = float(np.mean([abs(r["cycle_err"]) for r in rows.values()]))
+    assert mape <= THRESHOLDS["subset_cycle_mape"], f"MAPE {100 * mape:.1f}%"
