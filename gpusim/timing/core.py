@@ -137,6 +137,7 @@ def _wake_released(M, T, c, now):
     for w in range(sm * maxw, (sm + 1) * maxw):
         if T.wbar_wait[w] == 1 and M.wcta[w] == c and M.wstat[w] == W_READY:
             T.wbar_wait[w] = 0
+            T.wnext[w] = 0
             T.ready_at[w] = now + T.cfg[C_BAR_LAT]
             T.rreason[w] = R_BARRIER
             sp = sp_of(T, w)
@@ -165,6 +166,7 @@ def issue(P, M, T, w, pc, now):
     sp = sp_of(T, w)
     cls = P.ins[pc, oc.F_CLASS]
     op = P.ins[pc, oc.F_OP]
+    T.wnext[w] = 0
     r = step(P, M, w)
     if r == S_FAULT:
         return r
@@ -220,7 +222,14 @@ def issue_smsp(P, M, T, sp, now):
         w = sm * maxw + j * 4 + k
         if M.wstat[w] != W_READY:
             continue
+        if T.wnext[w] > now:
+            # cached bound: only this warp's own issue, a barrier release or a dispatch can make it
+            # earlier (and they reset it); pipes and queues only move later
+            if T.wnext[w] < nxt:
+                nxt = T.wnext[w]
+            continue
         e, reason, pc = earliest(P, M, T, w)
+        T.wnext[w] = e
         if e <= now:
             if better(policy, w, j, best, best_pos, last, last_pos, nslots, T.wage):
                 best, best_pos, best_pc, best_e, best_reason = w, j, pc, e, reason
@@ -294,6 +303,7 @@ def dispatch(P, M, T, cta, sm, now, age, nthreads):
             T.rreason[w] = R_DISPATCH
             T.wage[w] = age * 64 + placed
             T.wbar_wait[w] = 0
+            T.wnext[w] = 0
             for r in range(T.reg_ready.shape[1]):
                 T.reg_ready[w, r] = 0
             _sm_warps_change(T, sm, 1, now)

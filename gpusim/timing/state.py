@@ -33,7 +33,7 @@ NK = 24
 
 Timing = namedtuple("Timing", [
     "cfg", "cfgf",
-    "ready_at", "t_last", "rreason", "wage", "wbar_wait", "wstart",
+    "ready_at", "t_last", "rreason", "wage", "wbar_wait", "wstart", "wnext",
     "reg_ready", "reg_kind",
     "sp_next", "sp_last", "pipe_free",
     "lsu_free", "mio_free",
@@ -100,7 +100,7 @@ def make_timing(spec, d, n_warps: int, n_ctas: int) -> Timing:
     return Timing(
         cfg=cfg, cfgf=cfgf,
         ready_at=z(W), t_last=z(W), rreason=np.full(W, R_DISPATCH, np.int64), wage=z(W), wbar_wait=z(W),
-        wstart=z(W),
+        wstart=z(W), wnext=z(W),
         reg_ready=z(W, d.nregs), reg_kind=z(W, d.nregs),
         sp_next=np.full(nsp, 1 << 62, np.int64), sp_last=z(nsp), pipe_free=z(nsp, len(oc.CLASSES)),
         lsu_free=z(nsm), mio_free=z(nsm),
