@@ -44,18 +44,18 @@ A_IDLE, A_CTA_DONE, A_FAULT = 0, 1, 2
 KIND_REASON = (R_WAIT, R_SHORT, R_LONG)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def sm_of(T, w):
     return w // T.cfg[C_MAXW]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def sp_of(T, w):
     maxw = T.cfg[C_MAXW]
     return (w // maxw) * 4 + (w % maxw) % 4
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _kind_reason(kind):
     if kind == 1:
         return R_SHORT
@@ -64,7 +64,7 @@ def _kind_reason(kind):
     return R_WAIT
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def earliest(P, M, T, w):
     """Earliest cycle warp w can issue its next instruction, and the reason it cannot before."""
     t = T.ready_at[w]
@@ -102,7 +102,7 @@ def earliest(P, M, T, w):
     return t, reason, pc
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _account(T, w, pc, now, e, reason):
     """Attribute the cycles since the warp's last issue: waiting for `reason` until e, then not selected."""
     t0 = T.t_last[w]
