@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from gpusim.isa import opcodes as oc
-from gpusim.isa.bits import bits_of_f32, bits_of_f64, fma64, ftz32, round_f32, round_integral
+from gpusim.isa.bits import bits_of_f32, bits_of_f64, fma32, fma64, ftz32, round_f32, round_integral
 from gpusim.isa.rounding import round_f32_dd, round_f64_dd, two_prod, two_sum
 from gpusim.isa.types import T_F32, T_F64
 from gpusim.sm.operands import bits, fval, put
@@ -130,11 +130,22 @@ def exec_float(P, M, i, w, mask):
             store_f(P, M, i, w, l, v, ty, rnd if rnd <= 3 else 0, ftz, sat)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _arith(P, M, i, w, l, op, a, b, c, f32, rnd, ftz, sat, ty):
     """add/sub/mul/fma, exact to a double-double s + e, then rounded once in mode rnd."""
     if op == OP_SUB:
         b = -b
+    if f32 and rnd == 0:
+        # fast path: an f32 op computed in double and rounded to f32 is correctly rounded for
+        # + - * (53 >= 2*24 + 2); fma uses the fused intrinsic (one rounding)
+        if op == OP_ADD or op == OP_SUB:
+            v = np.float32(a + b)
+        elif op == OP_MUL:
+            v = np.float32(a * b)
+        else:
+            v = fma32(a, b, c)
+        store_f(P, M, i, w, l, np.float64(v), ty, 0, ftz, sat)
+        return
     if op == OP_ADD or op == OP_SUB:
         s, e = two_sum(a, b)
         x, y = a, b

@@ -52,7 +52,7 @@ def locate(M, space, addr, size, w, l, pc):
             a -= PARAM_WINDOW
         else:
             sp = oc.SP_GLOBAL
-    if a % size != 0:
+    if a & (size - 1) != 0:     # sizes are powers of two
         fault(M, oc.E_MISALIGNED, w, l, pc, addr, size, sp)
         return -1, 0
     if sp == oc.SP_GLOBAL:
