@@ -26,7 +26,7 @@ OP_TESTP = oc.OP["testp"]
 CANON_NAN32 = 0x7FFFFFFF
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def gatherf(P, M, i, s, w, mask, ty, row, ftz):
     for l in range(32):
         if (mask >> l) & 1:
@@ -36,7 +36,7 @@ def gatherf(P, M, i, s, w, mask, ty, row, ftz):
             M.sf[row, l] = v
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def store_f(P, M, i, w, l, v, ty, rnd, ftz, sat):
     if sat:
         v = 0.0 if np.isnan(v) else min(max(v, 0.0), 1.0)
@@ -49,7 +49,7 @@ def store_f(P, M, i, w, l, v, ty, rnd, ftz, sat):
     put(P, M, i, oc.D0, w, l, bits_of_f32(r))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def _fmin(a, b, is_max):
     if np.isnan(a):
         return b
@@ -66,7 +66,7 @@ def _fmin(a, b, is_max):
     return a if a < b else b
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def exec_float(P, M, i, w, mask):
     op = P.ins[i, oc.F_OP]
     ty = P.ins[i, oc.F_TYPE]
@@ -130,7 +130,7 @@ def exec_float(P, M, i, w, mask):
             store_f(P, M, i, w, l, v, ty, rnd if rnd <= 3 else 0, ftz, sat)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def _arith(P, M, i, w, l, op, a, b, c, f32, rnd, ftz, sat, ty):
     """add/sub/mul/fma, exact to a double-double s + e, then rounded once in mode rnd."""
     if op == OP_SUB:
@@ -176,7 +176,7 @@ def _arith(P, M, i, w, l, op, a, b, c, f32, rnd, ftz, sat, ty):
         store_f(P, M, i, w, l, round_f64_dd(s, e, rnd), ty, 0, ftz, sat)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def _sign_ops(P, M, i, w, mask, op, ty, ftz):
     sign = np.int64(1) << (63 if ty == T_F64 else 31)
     for l in range(32):
@@ -199,7 +199,7 @@ def _sign_ops(P, M, i, w, mask, op, ty, ftz):
         put(P, M, i, oc.D0, w, l, r)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def _testp(P, M, i, w, mask, ty):
     kind = P.ins[i, oc.F_MOD]
     for l in range(32):
@@ -222,6 +222,6 @@ def _testp(P, M, i, w, mask, ty):
         put(P, M, i, oc.D0, w, l, 1 if r else 0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def integral(v, rnd):
     return round_integral(v, rnd)

@@ -22,33 +22,33 @@ OP_BFE, OP_BFI, OP_PRMT, OP_BFIND = oc.OP["bfe"], oc.OP["bfi"], oc.OP["prmt"], o
 MIN64 = np.int64(-9223372036854775808)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def gather(P, M, i, s, w, mask, ty, row):
     for l in range(32):
         if (mask >> l) & 1:
             M.si[row, l] = ival(P, M, i, s, w, l, ty)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def ult(a, b):
     """Unsigned 64-bit a < b."""
     return (a ^ MIN64) < (b ^ MIN64)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def udiv(a, b, n):
     if n == 8:
         return np.int64(np.uint64(a) // np.uint64(b))
     return a // b
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def sdiv(a, b):
     q = abs(a) // abs(b)
     return -q if (a < 0) != (b < 0) else q
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def exec_int(P, M, i, w, mask):
     op = P.ins[i, oc.F_OP]
     ty = P.ins[i, oc.F_TYPE]
@@ -230,7 +230,7 @@ def exec_int(P, M, i, w, mask):
             put_int(P, M, i, oc.D0, w, l, D[l], _width_type(outn, ty))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def _width_type(outn, ty):
     # destination written with the width of the result: b16 / b32 / b64 codes
     if outn == 1:

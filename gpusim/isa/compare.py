@@ -12,7 +12,7 @@ from gpusim.memory.spaces import CONST_WINDOW, LOCAL_WINDOW, PARAM_WINDOW, SHARE
 from gpusim.sm.operands import bits, fval, ival, put, put_int
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def cmp_int(c, a, b, unsigned64):
     if c == 0:
         return a == b
@@ -39,7 +39,7 @@ def cmp_int(c, a, b, unsigned64):
     return False
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def cmp_float(c, a, b):
     unord = np.isnan(a) or np.isnan(b)
     if c == 16:
@@ -65,7 +65,7 @@ def cmp_float(c, a, b):
     return a >= b
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def compare(P, M, i, w, l, ty):
     c = P.ins[i, oc.F_MOD]
     if P.tkind[ty] == K_FLOAT:
@@ -76,7 +76,7 @@ def compare(P, M, i, w, l, ty):
                                                                            P.tsize[ty] == 8))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def _combine(op, r, c):
     if op == 1:
         return r and c
@@ -85,7 +85,7 @@ def _combine(op, r, c):
     return r != c
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def exec_setp(P, M, i, w, mask):
     ty = P.ins[i, oc.F_TYPE]
     comb = P.ins[i, oc.F_MOD2]
@@ -104,7 +104,7 @@ def exec_setp(P, M, i, w, mask):
             put(P, M, i, oc.D0 + 1, w, l, 1 if q else 0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def exec_set(P, M, i, w, mask):
     """set.CmpOp.dtype.stype d, a, b: all ones (or 1.0f) when true."""
     dty = P.ins[i, oc.F_TYPE]
@@ -122,7 +122,7 @@ def exec_set(P, M, i, w, mask):
             put_int(P, M, i, oc.D0, w, l, -1 if r else 0, dty)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def exec_select(P, M, i, w, mask, is_slct):
     ty = P.ins[i, oc.F_TYPE]
     cty = P.ins[i, oc.F_TYPE2]
@@ -140,7 +140,7 @@ def exec_select(P, M, i, w, mask, is_slct):
         put(P, M, i, oc.D0, w, l, zext(v, P.tsize[ty]) if P.tsize[ty] < 8 else v)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def exec_mov(P, M, i, w, mask):
     ty = P.ins[i, oc.F_TYPE]
     mode = P.ins[i, oc.F_MOD]
@@ -165,7 +165,7 @@ def exec_mov(P, M, i, w, mask):
             put(P, M, i, oc.D0, w, l, zext(v, n) if n < 8 else v)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def exec_cvta(P, M, i, w, mask):
     space = P.ins[i, oc.F_SPACE]
     to = P.ins[i, oc.F_MOD] == 1

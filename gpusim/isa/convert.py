@@ -11,7 +11,7 @@ from gpusim.isa.types import K_FLOAT, K_SINT, T_BF16X2, T_F16, T_F16X2, T_F32, T
 from gpusim.sm.operands import bits, ival, put, put_int
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def int_range(ty_size, signed):
     nb = 8 * ty_size
     if signed:
@@ -20,7 +20,7 @@ def int_range(ty_size, signed):
     return np.int64(0), (np.int64(1) << nb) - 1 if nb < 64 else np.int64(-1)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def read_float(P, M, i, s, w, l, ty):
     b = bits(P, M, i, s, w, l)
     if ty == T_F64:
@@ -32,7 +32,7 @@ def read_float(P, M, i, s, w, l, ty):
     return np.float64(bf16_to_f32(b))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def float_to_int(x, dsize, signed, rnd):
     if np.isnan(x):
         return np.int64(0)
@@ -51,7 +51,7 @@ def float_to_int(x, dsize, signed, rnd):
     return np.int64(np.uint64(r))
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def store_float(P, M, i, s, w, l, v, dty, rnd, ftz, sat):
     if sat:
         v = 0.0 if np.isnan(v) else min(max(v, 0.0), 1.0)
@@ -66,7 +66,7 @@ def store_float(P, M, i, s, w, l, v, dty, rnd, ftz, sat):
         put(P, M, i, s, w, l, to_bf16(v, rnd if rnd <= 3 else 0))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def exec_cvt(P, M, i, w, mask):
     dty = P.ins[i, oc.F_TYPE]
     sty = P.ins[i, oc.F_TYPE2]

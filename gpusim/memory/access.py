@@ -19,7 +19,7 @@ from gpusim.memory.spaces import (
 )
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def fault(M, code, w, l, pc, addr, size, space):
     if M.err[0] == 0:
         M.err[oc.EW_CODE] = code
@@ -32,7 +32,7 @@ def fault(M, code, w, l, pc, addr, size, space):
         M.err[oc.EW_CTA] = M.wcta[w]
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def locate(M, space, addr, size, w, l, pc):
     """-> (space, offset) with space resolved from generic; (-1, 0) after recording a fault."""
     sp = space
@@ -75,7 +75,7 @@ def locate(M, space, addr, size, w, l, pc):
     return sp, a
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def _rd(buf, off, size):
     v = np.int64(0)
     for k in range(size):
@@ -83,13 +83,13 @@ def _rd(buf, off, size):
     return v
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def _wr(buf, off, size, v):
     for k in range(size):
         buf[off + k] = np.uint8((v >> (8 * k)) & 0xFF)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def load(M, sp, off, size, w, l):
     v = np.int64(0)
     if sp == oc.SP_GLOBAL:
@@ -109,7 +109,7 @@ def load(M, sp, off, size, w, l):
     return v
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def store(M, sp, off, size, w, l, v):
     if sp == oc.SP_GLOBAL:
         for k in range(size):

@@ -17,13 +17,13 @@ def make_cache(units: int, size_bytes: int, assoc: int, line_bytes: int = 128):
             np.zeros((units, sets, assoc, 4), np.int64), np.zeros((units, sets, assoc), np.int64))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def set_index(line, nsets):
     h = line ^ (line >> 11) ^ (line >> 19)
     return h % nsets
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def probe(tag, valid, ready, lru, u, sector, now):
     """Ready cycle of `sector` if cached (a pending fill counts: its arrival time), else -1."""
     line = sector >> 2
@@ -36,7 +36,7 @@ def probe(tag, valid, ready, lru, u, sector, now):
     return np.int64(-1)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def fill(tag, valid, dirty, ready, lru, u, sector, when, now, make_dirty):
     """Install `sector` (arriving at `when`). Returns dirty sectors evicted (written back)."""
     line = sector >> 2
@@ -74,7 +74,7 @@ def fill(tag, valid, dirty, ready, lru, u, sector, when, now, make_dirty):
     return evicted
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def dirty_sectors(dirty):
     n = 0
     for u in range(dirty.shape[0]):

@@ -9,7 +9,7 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def coalesce(addrs, mask, size, out):
     """Distinct sector numbers (address // 32) touched by active lanes, sorted, into `out`.
 
@@ -35,7 +35,7 @@ def coalesce(addrs, mask, size, out):
     return n
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def count_lines(sectors, n):
     """Distinct 128-byte lines among sorted sector numbers."""
     lines = 0

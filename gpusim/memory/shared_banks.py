@@ -5,7 +5,7 @@ from __future__ import annotations
 from numba import njit
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def wavefronts(addrs, mask, size, nbanks, words, banks):
     """Wavefronts for one shared-memory warp access; `words`/`banks` are scratch arrays (>= 128)."""
     n = 0

@@ -35,7 +35,7 @@ FLOAT_ONLY_LO, FLOAT_ONLY_HI = O["sqrt"], O["testp"]   # sqrt .. testp are float
 OP_FMA, OP_MAD, OP_BRKPT, OP_NANOSLEEP = O["fma"], O["mad"], O["brkpt"], O["nanosleep"]
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def guard_mask(P, M, i, w, amask):
     g = P.ins[i, oc.F_GUARD]
     if g < 0:
@@ -48,7 +48,7 @@ def guard_mask(P, M, i, w, amask):
     return m
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def step(P, M, w):
     if M.wstat[w] != W_READY:
         return S_DONE if M.wstat[w] == W_DONE else S_BARRIER
@@ -149,7 +149,7 @@ def step(P, M, w):
     return S_ISSUED
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def init_warp(M, w, c, wlocal, nthreads):
     """Place warp `wlocal` of the CTA in CTA slot c into warp slot w."""
     first = wlocal * 32
@@ -170,7 +170,7 @@ def init_warp(M, w, c, wlocal, nthreads):
             M.R[w, r, l] = 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def init_cta(M, c, cx, cy, cz, sm, nthreads, nwarps):
     M.cta_id[c, 0] = cx
     M.cta_id[c, 1] = cy
@@ -185,7 +185,7 @@ def init_cta(M, c, cx, cy, cz, sm, nthreads, nwarps):
     M.smem[c, :] = 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def run_grid(P, M, first_cta, last_cta, quantum):
     """Functional mode: run CTAs [first_cta, last_cta) one after another in slot 0.
 
@@ -234,7 +234,7 @@ def run_grid(P, M, first_cta, last_cta, quantum):
     return 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def _deadlock_site(M, nwarps):
     for w in range(nwarps):
         if M.wstat[w] == W_BARRIER:

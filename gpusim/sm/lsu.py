@@ -50,13 +50,13 @@ from gpusim.timing.state import (
 LOCAL_BASE = np.int64(1) << 44
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def _hash(line, n):
     h = line ^ (line >> 7) ^ (line >> 13)
     return h % n
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def dram_access(T, sector, now):
     """One 32-byte sector from HBM: channel bandwidth queue plus latency."""
     ch = _hash(sector >> 2, T.ch_free.shape[0])
@@ -66,7 +66,7 @@ def dram_access(T, sector, now):
     return np.int64(start) + T.cfg[C_DRAM_LAT]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def dram_writeback(T, sector, n, now):
     """n dirty sectors evicted from L2 (charged to the channel of the line that evicted them)."""
     if n == 0:
@@ -76,7 +76,7 @@ def dram_writeback(T, sector, n, now):
     T.cnt[K_DRAM_WR] += 32 * n
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def l2_access(T, sector, now, is_write):
     """One sector at its L2 slice: returns the cycle data is back at the SM (loads)."""
     sl = _hash(sector >> 2, T.slice_free.shape[0])
@@ -108,7 +108,7 @@ def l2_access(T, sector, now, is_write):
     return done + T.cfg[C_L2_LAT] // 2
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def global_access(T, M, sm, pc, now, is_store, is_local, w):
     size = M.tr_info[TI_SIZE]
     mask = M.tr_info[TI_MASK]
@@ -151,7 +151,7 @@ def global_access(T, M, sm, pc, now, is_store, is_local, w):
     return done
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def shared_access(T, M, sm, now, is_store, atom):
     size = M.tr_info[TI_SIZE]
     mask = M.tr_info[TI_MASK]
@@ -185,7 +185,7 @@ def shared_access(T, M, sm, now, is_store, atom):
     return start + T.cfg[C_SMEM_LAT] + wf - 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def global_atomic(T, M, sm, pc, now):
     """Atomics/reductions at L2. Lanes on one address serialise at the SM and again at the slice;
     distinct addresses in one sector share an L2 operation."""
@@ -216,7 +216,7 @@ def global_atomic(T, M, sm, pc, now):
     return done
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def memory_timing(T, M, sm, pc, now, w):
     """Completion cycle of the memory instruction the executor just ran, and its scoreboard kind."""
     sp = M.tr_info[TI_SPACE]

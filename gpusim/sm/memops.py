@@ -13,7 +13,7 @@ from gpusim.sm.operands import bits, put
 from gpusim.sm.state import TI_ATOM, TI_MASK, TI_NVEC, TI_SIZE, TI_SPACE, TI_STORE
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def address(P, M, i, s, w, l):
     base = P.opv[i, s]
     a = P.opo[i, s]
@@ -25,7 +25,7 @@ def address(P, M, i, s, w, l):
     return a
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def _trace(M, sp, size, mask, is_store, nvec, atom):
     M.tr_info[TI_SPACE] = sp
     M.tr_info[TI_SIZE] = size
@@ -35,7 +35,7 @@ def _trace(M, sp, size, mask, is_store, nvec, atom):
     M.tr_info[TI_ATOM] = atom
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def exec_ld(P, M, i, w, mask, pc):
     ty = P.ins[i, oc.F_TYPE]
     size = P.tsize[ty]
@@ -60,7 +60,7 @@ def exec_ld(P, M, i, w, mask, pc):
     _trace(M, rsp, size * nv, mask, 0, nv, 0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def exec_st(P, M, i, w, mask, pc):
     ty = P.ins[i, oc.F_TYPE]
     size = P.tsize[ty]
@@ -86,7 +86,7 @@ def exec_st(P, M, i, w, mask, pc):
     _trace(M, rsp, size * nv, mask, 1, nv, 0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def atom_apply(op, ty, kind, size, old, b, c):
     """New memory value for atomic op on `old` with operands b (and c for cas)."""
     if op == oc.A_EXCH:
@@ -127,7 +127,7 @@ def atom_apply(op, ty, kind, size, old, b, c):
     return y if less else x
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def exec_atom(P, M, i, w, mask, pc, has_dst):
     ty = P.ins[i, oc.F_TYPE]
     size = P.tsize[ty]

@@ -30,7 +30,7 @@ SR_TOTAL_SMEM_SIZE = oc.SR["total_smem_size"]
 SR_WARPID = oc.SR["warpid"]
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def sreg(M, sid, w, l):
     lin = M.wlocal[w] * 32 + l
     ntx, nty = M.geom[G_NTX], M.geom[G_NTY]
@@ -87,7 +87,7 @@ def sreg(M, sid, w, l):
     return 0
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def bits(P, M, i, s, w, l):
     """Raw 64-bit value of source slot s."""
     k = P.opk[i, s]
@@ -102,7 +102,7 @@ def bits(P, M, i, s, w, l):
     return 0
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def ival(P, M, i, s, w, l, ty):
     """Integer value of slot s as type ty (sign- or zero-extended to 64 bits)."""
     b = bits(P, M, i, s, w, l)
@@ -112,7 +112,7 @@ def ival(P, M, i, s, w, l, ty):
     return zext(b, n)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def fval(P, M, i, s, w, l, ty):
     """Float value of slot s as float64 (f32 widened exactly)."""
     b = bits(P, M, i, s, w, l)
@@ -121,19 +121,19 @@ def fval(P, M, i, s, w, l, ty):
     return np.float64(f32_of(b))
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def put(P, M, i, s, w, l, v):
     """Write raw bits v to destination slot s (sinks and immediates are ignored)."""
     if P.opk[i, s] == oc.OK_REG:
         M.R[w, P.opv[i, s], l] = v
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def put_int(P, M, i, s, w, l, v, ty):
     n = P.tsize[ty]
     put(P, M, i, s, w, l, zext(v, n) if n < 8 else v)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def is_f32(ty):
     return ty == T_F32

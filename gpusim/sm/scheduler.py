@@ -13,7 +13,7 @@ from numba import njit
 LRR, GTO, OLDEST = 0, 1, 2
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def better(policy, cand, cand_pos, best, best_pos, last, last_pos, nslots, age):
     """Whether eligible warp `cand` should be preferred to the current choice `best` (-1: none)."""
     if best < 0:

@@ -10,7 +10,7 @@ from gpusim.isa.types import K_SINT
 from gpusim.sm.operands import bits, put
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def exec_shfl(P, M, i, w, mask):
     mode = P.ins[i, oc.F_MOD]
     src = M.si[0]
@@ -45,7 +45,7 @@ def exec_shfl(P, M, i, w, mask):
             put(P, M, i, oc.D0 + 1, w, l, 1 if ok else 0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def exec_vote(P, M, i, w, mask):
     mode = P.ins[i, oc.F_MOD]
     ballot = np.int64(0)
@@ -65,14 +65,14 @@ def exec_vote(P, M, i, w, mask):
             put(P, M, i, oc.D0, w, l, r)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def exec_activemask(P, M, i, w, mask):
     for l in range(32):
         if (mask >> l) & 1:
             put(P, M, i, oc.D0, w, l, mask)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def exec_redux(P, M, i, w, mask):
     op = P.ins[i, oc.F_MOD]
     ty = P.ins[i, oc.F_TYPE]

@@ -44,18 +44,18 @@ A_IDLE, A_CTA_DONE, A_FAULT = 0, 1, 2
 KIND_REASON = (R_WAIT, R_SHORT, R_LONG)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def sm_of(T, w):
     return w // T.cfg[C_MAXW]
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def sp_of(T, w):
     maxw = T.cfg[C_MAXW]
     return (w // maxw) * 4 + (w % maxw) % 4
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def _kind_reason(kind):
     if kind == 1:
         return R_SHORT
@@ -64,7 +64,7 @@ def _kind_reason(kind):
     return R_WAIT
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def earliest(P, M, T, w):
     """Earliest cycle warp w can issue its next instruction, and the reason it cannot before."""
     t = T.ready_at[w]
@@ -102,7 +102,7 @@ def earliest(P, M, T, w):
     return t, reason, pc
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def _account(T, w, pc, now, e, reason):
     """Attribute the cycles since the warp's last issue: waiting for `reason` until e, then not selected."""
     t0 = T.t_last[w]
@@ -118,7 +118,7 @@ def _account(T, w, pc, now, e, reason):
     T.t_last[w] = now + 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def _sm_warps_change(T, sm, delta, now):
     T.sm_area[sm] += T.sm_warps[sm] * (now - T.sm_tchange[sm])
     T.sm_tchange[sm] = now
@@ -129,7 +129,7 @@ def _sm_warps_change(T, sm, delta, now):
         T.sm_active[sm] += now - T.sm_busy_since[sm]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def _wake_released(M, T, c, now):
     """Warps of CTA c that were waiting at a barrier and are ready again."""
     maxw = T.cfg[C_MAXW]
@@ -144,7 +144,7 @@ def _wake_released(M, T, c, now):
             T.sp_next[sp] = min(T.sp_next[sp], T.ready_at[w])
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def _retire_warp(M, T, w, now):
     sm = sm_of(T, w)
     _sm_warps_change(T, sm, -1, now)
@@ -160,7 +160,7 @@ def _retire_warp(M, T, w, now):
                 M.wstat[x] = W_FREE
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def issue(P, M, T, w, pc, now):
     sm = sm_of(T, w)
     sp = sp_of(T, w)
@@ -205,7 +205,7 @@ def issue(P, M, T, w, pc, now):
     return r
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def issue_smsp(P, M, T, sp, now):
     """One scheduler cycle of sub-partition sp: issue the chosen eligible warp, or sleep until one can."""
     maxw = T.cfg[C_MAXW]
@@ -250,7 +250,7 @@ def issue_smsp(P, M, T, sp, now):
     return r
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def advance(P, M, T, now):
     """Run cycles until a CTA completes (A_CTA_DONE), nothing is resident (A_IDLE) or a fault."""
     nsp = T.sp_next.shape[0]
@@ -273,7 +273,7 @@ def advance(P, M, T, now):
         now += 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def dispatch(P, M, T, cta, sm, now, age, nthreads):
     """Place CTA number `cta` on SM `sm` (the GigaThread engine decided it fits). Returns False if no slot."""
     ncta_sm = T.cta_warps_left.shape[0] // T.cfg[C_NSM]
