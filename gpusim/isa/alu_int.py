@@ -24,6 +24,17 @@ MIN64 = np.int64(-9223372036854775808)
 
 @njit(cache=True, _nrt=False, error_model="numpy")
 def gather(P, M, i, s, w, mask, ty, row):
+    """Source slot s for every active lane, as type ty; the operand kind is decided once."""
+    k = P.opk[i, s]
+    n = P.tsize[ty]
+    signed = P.tkind[ty] == K_SINT
+    if k == oc.OK_REG or k == oc.OK_IMM:
+        r = P.opv[i, s]
+        for l in range(32):
+            if (mask >> l) & 1:
+                v = M.R[w, r, l] if k == oc.OK_REG else r
+                M.si[row, l] = sext(v, n) if signed else zext(v, n)
+        return
     for l in range(32):
         if (mask >> l) & 1:
             M.si[row, l] = ival(P, M, i, s, w, l, ty)
@@ -225,9 +236,15 @@ def exec_int(P, M, i, w, mask):
                     break
             D[l] = pos
         outn = 4
-    for l in range(32):
-        if (mask >> l) & 1:
-            put_int(P, M, i, oc.D0, w, l, D[l], _width_type(outn, ty))
+    if P.opk[i, oc.D0] == oc.OK_REG:
+        r = P.opv[i, oc.D0]
+        for l in range(32):
+            if (mask >> l) & 1:
+                M.R[w, r, l] = zext(D[l], outn)
+    else:
+        for l in range(32):
+            if (mask >> l) & 1:
+                put_int(P, M, i, oc.D0, w, l, D[l], _width_type(outn, ty))
 
 
 @njit(cache=True, _nrt=False, error_model="numpy")
