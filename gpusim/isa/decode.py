@@ -6,7 +6,6 @@ branch gets its reconvergence pc from the control-flow graph (cfg.py).
 """
 from __future__ import annotations
 
-import struct
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -16,8 +15,12 @@ from gpusim.isa import ast
 from gpusim.isa import opcodes as oc
 from gpusim.isa.cfg import reconvergence_points
 from gpusim.isa.classes import instruction_class
+from gpusim.isa.immediates import imm_bits
+from gpusim.isa.layout import Layout as _Layout
+from gpusim.isa.layout import align as _align
+from gpusim.isa.layout import init_bytes as _init_bytes
 from gpusim.isa.modifiers import classify
-from gpusim.isa.types import T_F32, T_F64, TYPE_CODE, TYPE_KIND, TYPE_SIZE
+from gpusim.isa.types import TYPE_CODE, TYPE_SIZE
 from gpusim.memory.spaces import GLOBAL_BASE
 
 MAX_CALL_ARGS = 8
@@ -67,40 +70,6 @@ class DecodedKernel:
     @property
     def n(self) -> int:
         return len(self.ins)
-
-
-def _align(x: int, a: int) -> int:
-    return (x + a - 1) // a * a if a > 1 else x
-
-
-class _Layout:
-    """Byte offsets of variables within one state space."""
-
-    def __init__(self, start: int = 0):
-        self.size = start
-        self.addr: dict[str, int] = {}
-
-    def place(self, name: str, size: int, align: int) -> int:
-        if name in self.addr:
-            return self.addr[name]
-        off = _align(self.size, max(align, 1))
-        self.addr[name] = off
-        self.size = off + size
-        return off
-
-
-def _init_bytes(decl: ast.VarDecl, resolve) -> bytes:
-    code = TYPE_CODE[decl.type]
-    size = TYPE_SIZE[code]
-    out = bytearray()
-    for v in decl.init or []:
-        if isinstance(v, tuple):
-            out += struct.pack("<Q", resolve(v[1]))[:size]
-        elif TYPE_KIND[code] == 3:
-            out += struct.pack("<f" if size == 4 else "<d", float(v))
-        else:
-            out += (int(v) & ((1 << (8 * size)) - 1)).to_bytes(size, "little")
-    return bytes(out[: decl.size])
 
 
 class Decoder:
@@ -410,7 +379,7 @@ class Decoder:
                 opv[pc, slot] = self.reg(fn, x.name, it)
         elif isinstance(x, ast.Imm):
             opk[pc, slot] = oc.OK_IMM
-            opv[pc, slot] = self.imm_bits(x, ty)
+            opv[pc, slot] = imm_bits(x, ty)
         elif isinstance(x, ast.Sym):
             hit = self.lookup(fn, x.name)
             if hit is None:
@@ -443,20 +412,6 @@ class Decoder:
     def _set_space(self, pc, sp):
         self._ins_ref[pc, oc.F_SPACE] = sp
 
-    def imm_bits(self, x: ast.Imm, ty: int) -> int:
-        if x.fbits is not None:
-            if x.fbits == "f32" and ty == T_F64:
-                f = struct.unpack("<f", struct.pack("<I", x.value))[0]
-                return struct.unpack("<q", struct.pack("<d", f))[0]
-            return _signed64(x.value)
-        if TYPE_KIND.get(ty) == 3 or isinstance(x.value, float):
-            f = float(x.value)
-            if ty == T_F64:
-                return struct.unpack("<q", struct.pack("<d", f))[0]
-            if ty == T_F32:
-                return struct.unpack("<I", struct.pack("<f", f))[0]
-        return _signed64(int(x.value))
-
     def call(self, pc, fn, it, row, entries, retf, calls):
         ops = list(it.operands)
         rets, args = [], []
@@ -486,11 +441,6 @@ class Decoder:
         rec += [0, 0, 0] * (2 - len(rets))
         row[oc.F_TARGET] = len(calls)
         calls.append(rec)
-
-
-def _signed64(v: int) -> int:
-    v &= (1 << 64) - 1
-    return v - (1 << 64) if v >= 1 << 63 else v
 
 
 def decode_kernel(module: ast.Module, kernel: str) -> DecodedKernel:

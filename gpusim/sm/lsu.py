@@ -152,22 +152,27 @@ def global_access(T, M, sm, pc, now, is_store, is_local, w):
 
 
 @njit(cache=True, _nrt=False, error_model="numpy")
+def same_address_ways(addrs, mask):
+    """The largest number of active lanes that share one address."""
+    worst = 1
+    for a in range(32):
+        if not (mask >> a) & 1:
+            continue
+        c = 0
+        for b in range(32):
+            if (mask >> b) & 1 and addrs[b] == addrs[a]:
+                c += 1
+        worst = max(worst, c)
+    return worst
+
+
+@njit(cache=True, _nrt=False, error_model="numpy")
 def shared_access(T, M, sm, now, is_store, atom):
     size = M.tr_info[TI_SIZE]
     mask = M.tr_info[TI_MASK]
     wf = wavefronts(M.tr_addr, mask, size, T.cfg[C_NBANKS], T.buf, T.buf2)
     if atom:
-        # lanes on the same word serialise
-        worst = 1
-        for a in range(32):
-            if not (mask >> a) & 1:
-                continue
-            c = 0
-            for b in range(32):
-                if (mask >> b) & 1 and M.tr_addr[b] == M.tr_addr[a]:
-                    c += 1
-            worst = max(worst, c)
-        wf = max(wf, worst)
+        wf = max(wf, same_address_ways(M.tr_addr, mask))    # lanes on one word serialise
     active = 0
     for l in range(32):
         active += (mask >> l) & 1
@@ -192,15 +197,7 @@ def global_atomic(T, M, sm, pc, now):
     mask = M.tr_info[TI_MASK]
     T.cnt[K_ATOM_REQ] += 1
     T.pc_requests[pc] += 1
-    worst = 1
-    for a in range(32):
-        if not (mask >> a) & 1:
-            continue
-        c = 0
-        for b in range(32):
-            if (mask >> b) & 1 and M.tr_addr[b] == M.tr_addr[a]:
-                c += 1
-        worst = max(worst, c)
+    worst = same_address_ways(M.tr_addr, mask)
     start = max(now, T.lsu_free[sm])
     T.lsu_free[sm] = start + T.cfg[C_LSU_II] + T.cfg[C_ATOM_SAME] * (worst - 1)
     ns = coalesce(M.tr_addr, mask, M.tr_info[TI_SIZE], T.buf)
