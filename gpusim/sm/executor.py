@@ -185,6 +185,23 @@ def init_cta(M, c, cx, cy, cz, sm, nthreads, nwarps):
     M.smem[c, :] = 0
 
 
+# the same step, inlined into the functional loop below (the timing core calls `step` itself)
+_step_inline = njit(cache=True, _nrt=False, error_model="numpy", inline="always")(step.py_func)
+
+
+@njit(cache=True, _nrt=False, error_model="numpy")
+def run_warp(P, M, w, quantum):
+    """Run warp slot w for up to `quantum` instructions or until it blocks; (last result, issued any)."""
+    issued = False
+    r = S_ISSUED
+    for _ in range(quantum):
+        r = _step_inline(P, M, w)
+        if r != S_ISSUED:
+            break
+        issued = True
+    return r, issued
+
+
 @njit(cache=True, _nrt=False, error_model="numpy")
 def run_grid(P, M, first_cta, last_cta, quantum):
     """Functional mode: run CTAs [first_cta, last_cta) one after another in slot 0.
@@ -210,12 +227,10 @@ def run_grid(P, M, first_cta, last_cta, quantum):
                 if M.wstat[w] == W_DONE:
                     continue
                 alive = True
-                for _ in range(quantum):
-                    r = step(P, M, w)
-                    if r == S_FAULT:
-                        return S_FAULT
-                    if r != S_ISSUED:
-                        break
+                r, issued = run_warp(P, M, w, quantum)
+                if r == S_FAULT:
+                    return S_FAULT
+                if issued:
                     progress = True
                 if M.wstat[w] == W_READY:
                     progress = True
