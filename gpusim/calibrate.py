@@ -1,30 +1,37 @@
 """gpusim calibrate: fit preset latencies and overheads from the recorded microbenchmarks.
 
 Each parameter is fitted from the case that isolates it, holding the others fixed:
-  kernel_launch_overhead  launch_empty: measured gpc__cycles_elapsed.max minus simulated cycles at 0
-  l1_latency              chase_l1:     cycles per dependent step (in-kernel %clock64)
-  smem_latency            chase_shared
-  l2_latency              chase_l2      (after L1)
-  dram_latency            chase_dram    (after L2)
+  fetch.miss_latency          launch_empty: no_instruction stall cycles of its one warp
+  gigathread.launch_overhead  launch_empty: measured gpc__cycles_elapsed.max minus simulated cycles at 0
+  l1.latency                  chase_l1:     cycles per dependent step (in-kernel %clock64)
+  smem.latency                chase_shared
+  l2.latency                  chase_l2      (after L1)
+  dram.latency                chase_dram    (after L2)
 A chase step is one dependent load plus the PTX address arithmetic before it, so each latency is
 shifted by the per-step difference; two passes settle it. No per-kernel factors are introduced.
+The result is written as a TOML override file (`--write FILE.toml`), usable as `--gpu FILE.toml`.
 """
 from __future__ import annotations
 
-import dataclasses
 import json
+from functools import reduce
 
 from gpusim.validate import DATA, simulate
 
 # gpusim starts every launch with cold caches; the DRAM chase is only DRAM-bound with L2 flushed
 # (its chain fits in the 50 MB L2 once a previous launch has walked it)
 CLOCK_RUN = {"chase_dram": "l2_flushed"}
-PLAN = [("l1_latency", "chase_l1"), ("smem_latency", "chase_shared"), ("l2_latency", "chase_l2"),
-        ("dram_latency", "chase_dram")]
+PLAN = [("l1.latency", "chase_l1"), ("smem.latency", "chase_shared"), ("l2.latency", "chase_l2"),
+        ("dram.latency", "chase_dram")]
+NOINST = "smsp__average_warp_latency_issue_stalled_no_instruction.ratio"
 
 
 def _recorded(name):
     return json.loads((DATA / f"{name}.json").read_text())
+
+
+def get(spec, path: str):
+    return reduce(getattr, path.split("."), spec)
 
 
 def fit(spec, passes: int = 2, log=print) -> tuple:
@@ -32,20 +39,41 @@ def fit(spec, passes: int = 2, log=print) -> tuple:
     cases = all_cases()
     fitted = {}
     rec = _recorded("launch_empty")
+    hw_noinst = rec["ncu"]["metrics"][NOINST]["value"]
+    old = spec.fetch.miss_latency
+    for _ in range(passes):     # one warp, cold instruction cache: its no_instruction cycles are the misses
+        m, _, _ = simulate(cases["launch_empty"], spec)
+        misses = max(1, m["gpusim__icache_misses.sum"])
+        spec = spec.with_(**{"fetch.miss_latency": max(0, int(round(
+            spec.fetch.miss_latency + (hw_noinst - m[NOINST]) / misses)))})
+    fitted["fetch.miss_latency"] = (old, spec.fetch.miss_latency,
+                                    f"launch_empty: H100 no_instruction {hw_noinst:.0f} cycles per warp")
     hw = rec["ncu"]["metrics"]["gpc__cycles_elapsed.max"]["value"]
-    m, _, _ = simulate(cases["launch_empty"], dataclasses.replace(spec, kernel_launch_overhead=0))
-    fitted["kernel_launch_overhead"] = (spec.kernel_launch_overhead, int(round(hw - m["gpc__cycles_elapsed.max"])),
-                                        f"launch_empty: H100 {hw:,.0f} cycles, gpusim without overhead "
-                                        f"{m['gpc__cycles_elapsed.max']:,}")
-    spec = dataclasses.replace(spec, kernel_launch_overhead=fitted["kernel_launch_overhead"][1])
+    m, _, _ = simulate(cases["launch_empty"], spec.with_(**{"gigathread.launch_overhead": 0}))
+    old = spec.gigathread.launch_overhead
+    spec = spec.with_(**{"gigathread.launch_overhead": int(round(hw - m["gpc__cycles_elapsed.max"]))})
+    fitted["gigathread.launch_overhead"] = (old, spec.gigathread.launch_overhead,
+                                            f"launch_empty: H100 {hw:,.0f} cycles, gpusim without overhead "
+                                            f"{m['gpc__cycles_elapsed.max']:,}")
     for param, case in PLAN:
         target = _recorded(case)["clock64"][CLOCK_RUN.get(case, "warm")]["cycles_per_step"]
-        old = getattr(spec, param)
-        sim = None
+        old = get(spec, param)
         for _ in range(passes):
             _, derived, _ = simulate(cases[case], spec)
             sim = derived["cycles_per_step"]
-            spec = dataclasses.replace(spec, **{param: max(1, int(round(getattr(spec, param) + target - sim)))})
-            log(f"  {param}: step {sim:.1f} vs H100 {target:.1f} -> {getattr(spec, param)}")
-        fitted[param] = (old, getattr(spec, param), f"{case}: H100 {target:.1f} cycles/step")
+            spec = spec.with_(**{param: max(1, int(round(get(spec, param) + target - sim)))})
+            log(f"  {param}: step {sim:.1f} vs H100 {target:.1f} -> {get(spec, param)}")
+        fitted[param] = (old, get(spec, param), f"{case}: H100 {target:.1f} cycles/step")
     return spec, fitted
+
+
+def to_toml(base: str, fitted: dict) -> str:
+    """The fitted values as a TOML override file of preset `base`."""
+    tables: dict = {}
+    for path, (_, value, why) in fitted.items():
+        unit, key = path.split(".")
+        tables.setdefault(unit, []).append(f"{key} = {value!r}   # {why}")
+    out = [f'base = "{base}"']
+    for unit, rows in tables.items():
+        out += ["", f"[{unit}]", *rows]
+    return "\n".join(out) + "\n"

@@ -45,8 +45,9 @@ def cmd_presets(args):
         t.add_column("field")
         t.add_column("value", justify="right")
         t.add_column("unit")
-        for k, v, u in spec.describe():
-            t.add_row(k, report.fmt(v), u)
+        t.add_column("meaning")
+        for k, v, u, doc in spec.describe():
+            t.add_row(k, report.fmt(v), u, doc)
         report.console.print(t)
 
 
@@ -255,6 +256,7 @@ def cmd_calibrate(args):
         t.add_row(k, str(old), str(val), why)
     report.console.print(t)
     if args.write:
-        Path(args.write).write_text(json.dumps({k: v[1] for k, v in fitted.items()}, indent=1) + "\n")
-        report.console.print(f"wrote {args.write} (use it with: gpusim run ... --gpu FILE.toml after converting, "
-                             "or copy the values into gpusim/presets.py)")
+        from gpusim.calibrate import to_toml
+        Path(args.write).write_text(to_toml(spec.name, fitted))
+        report.console.print(f"wrote {args.write}: use it as --gpu {args.write}, or copy the values into "
+                             "gpusim/presets.py")

@@ -136,8 +136,8 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "functiona
     spec = get_preset(gpu) if isinstance(gpu, str) else gpu
     g, b = _dim3(grid, "grid"), _dim3(block, "block")
     nthreads = b[0] * b[1] * b[2]
-    if nthreads > spec.max_threads_per_cta:
-        raise LaunchError(f"block of {nthreads} threads exceeds the {spec.max_threads_per_cta} allowed per block")
+    if nthreads > spec.sm.max_threads_per_cta:
+        raise LaunchError(f"block of {nthreads} threads exceeds the {spec.sm.max_threads_per_cta} allowed per block")
     if g[1] > 65535 or g[2] > 65535 or g[0] > 2**31 - 1:
         raise LaunchError(f"grid {g} exceeds the limits (2^31-1, 65535, 65535)")
     k = _resolve(kernel, args, signature, fma)

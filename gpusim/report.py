@@ -117,8 +117,8 @@ def _short_text(text: str) -> str:
 
 
 def _stall_rows(m: dict, top: int = 6):
-    pre = "smsp__average_warp_latency_issue_stalled_"
-    rows = [(k[len(pre):-len(".ratio")], v) for k, v in m.items() if k.startswith(pre)]
+    pre, post = "smsp__average_warps_issue_stalled_", "_per_issue_active.ratio"
+    rows = [(k[len(pre):-len(post)], v) for k, v in m.items() if k.startswith(pre) and k.endswith(post)]
     return sorted(rows, key=lambda x: -x[1])[:top]
 
 
@@ -170,7 +170,7 @@ def _ratio(m, k):
 
 def stall_lines_columns(r) -> dict:
     """Extra --lines columns in timing mode: the top stall reason and sectors per request."""
-    from gpusim.timing.state import STALLS
+    from gpusim.timing.state_index import STALLS
     st = r.per_pc.get("stall")
     if st is None:
         return {}

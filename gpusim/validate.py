@@ -69,8 +69,9 @@ def compare(rec: dict, sim: dict, derived: dict) -> dict:
     row["cycle_err"] = (row["sim_cycles"] - hw_cycles) / hw_cycles
     row["exact"] = {k: (_ncu(rec, k), sim.get(k)) for k in EXACT}
     row["shown"] = {k: (_ncu(rec, k), sim.get(k)) for k in SHOWN}
-    stalls = {k.split("stalled_")[1][:-6]: (_ncu(rec, k), sim.get(k)) for k in sim
-              if k.startswith("smsp__average_warp_latency_issue_stalled_")}
+    pre, post = "smsp__average_warps_issue_stalled_", "_per_issue_active.ratio"
+    stalls = {k[len(pre):-len(post)]: (_ncu(rec, k), sim.get(k)) for k in sim
+              if k.startswith(pre) and k.endswith(post)}
     row["stalls"] = stalls
     if rec["case"] in LATENCY_CASES:
         from gpusim.calibrate import CLOCK_RUN
@@ -170,7 +171,7 @@ def write_report(rows: list[dict], summary: dict, spec, path: Path, plot: Path |
             lines.append(f"| {name} | {h:.1f} | {s:.1f} | {100 * (s - h) / h:+.1f}% |")
     lines += ["", "## Stall mix (cycles per issued instruction: H100 SASS / gpusim PTX)", ""]
     reasons = ["long_scoreboard", "short_scoreboard", "barrier", "wait", "math_pipe_throttle", "not_selected",
-               "lg_throttle", "mio_throttle", "branch_resolving"]
+               "lg_throttle", "mio_throttle", "branch_resolving", "no_instruction", "drain"]
     lines += ["| case | " + " | ".join(reasons) + " |", "|---|" + "---|" * len(reasons)]
     for r in rows:
         cells = []

@@ -1,5 +1,4 @@
 """Timing-model properties, each checked at its boundary (tiny preset unless the property needs h100)."""
-import dataclasses
 
 import numpy as np
 import pytest
@@ -32,7 +31,7 @@ st.global.u64 [%rd2], %rd7;
 
 @pytest.mark.parametrize("lat", [38, 39])
 def test_l1_hit_returns_after_exactly_the_preset_latency(lat):
-    spec = dataclasses.replace(TINY, l1_latency=lat, ii_int=1)
+    spec = TINY.with_(**{"l1.latency": lat, "pipes.ii_int": 1})
     a = np.arange(32, dtype=np.uint32)
     out = np.zeros(1, np.int64)
     gpusim.launch(_ptx_kernel(LATENCY_PROBE), 1, 1, a, out, gpu=spec, mode="timing")
@@ -101,16 +100,16 @@ def _cycles(spec, grid, block, n=64, **kw):
 
 
 def test_gto_and_lrr_issue_orders_differ():
-    lrr = _cycles(dataclasses.replace(TINY, warp_scheduler="lrr"), 2, 256)
-    gto = _cycles(dataclasses.replace(TINY, warp_scheduler="gto"), 2, 256)
+    lrr = _cycles(TINY.with_(**{"scheduler.policy": "lrr"}), 2, 256)
+    gto = _cycles(TINY.with_(**{"scheduler.policy": "gto"}), 2, 256)
     assert lrr.metrics["smsp__inst_executed.sum"] == gto.metrics["smsp__inst_executed.sum"]
     ns = "smsp__average_warp_latency_issue_stalled_not_selected.ratio"
     assert (lrr.cycles, lrr.metrics[ns]) != (gto.cycles, gto.metrics[ns])
 
 
 def test_grid_of_two_waves_takes_about_twice_one_wave():
-    spec = dataclasses.replace(TINY, kernel_launch_overhead=0, cta_launch_latency=0)
-    per_wave = 2 * (spec.max_threads_per_sm // 256)   # 2 SMs
+    spec = TINY.with_(**{"gigathread.launch_overhead": 0, "gigathread.cta_launch_latency": 0})
+    per_wave = 2 * (spec.sm.max_threads // 256)   # 2 SMs
     one = _cycles(spec, per_wave, 256, n=200)
     two = _cycles(spec, 2 * per_wave, 256, n=200)
     assert one.metrics["launch__waves_per_multiprocessor"] == pytest.approx(1.0)
@@ -154,11 +153,11 @@ def test_dram_bound_stream_saturates_at_the_preset_bandwidth():
     a = np.ones(n, np.float32)
     flag = np.zeros(1, np.int32)
     # 2 SMs x 16 warps keep ~4 B/cycle of loads in flight: more than this DRAM can deliver
-    spec = dataclasses.replace(TINY, kernel_launch_overhead=0, l2_size=16384, dram_bandwidth=2.0)
+    spec = TINY.with_(**{"l2.size": 16384, "dram.bandwidth": 2.0})
     r = gpusim.launch(stream, n // 256, 256, a, flag, gpu=spec, mode="timing")
     assert r.metrics["dram__bytes_read.sum"] == n * 4
     achieved = r.metrics["dram__bytes_read.sum"] / r.cycles
-    assert spec.dram_bandwidth * 0.8 <= achieved <= spec.dram_bandwidth * 1.01, achieved
+    assert spec.dram.bandwidth * 0.8 <= achieved <= spec.dram.bandwidth * 1.01, achieved
 
 
 def test_same_run_twice_gives_identical_counters_and_cycles():

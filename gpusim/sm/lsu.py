@@ -1,39 +1,34 @@
-"""Load/store unit timing: coalescing, L1, L2 slices, DRAM channels, shared-memory banks (numba).
+"""Load/store unit: coalescing, then the L1 (gpusim/memory/l1.py) and the L2 behind it for global
+and local memory, the shared-memory banks over the MIO pipe, atomics at the L2.
 
 Called after the functional executor ran a memory instruction (its lane addresses are in M.tr_addr,
 its shape in M.tr_info). Returns the cycle the destination registers become ready and updates the
-LSU/MIO pipes and the cache and bandwidth state.
+LSU/MIO pipes. The LSU takes one request per `issue_interval` cycles per 128-byte line it touches;
+warps may queue `queue` cycles of LSU work before they stall on lg_throttle.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
 
 from gpusim.isa import opcodes as oc
-from gpusim.memory.cache import fill, probe
 from gpusim.memory.coalescer import coalesce, count_lines
+from gpusim.memory.l1 import l1_load
+from gpusim.memory.l2 import l2_access, l2_atomic
 from gpusim.memory.shared_banks import wavefronts
 from gpusim.sm.state import TI_ATOM, TI_MASK, TI_SIZE, TI_SPACE, TI_STORE
-from gpusim.timing.state import (
-    C_ATOM_LAT,
+from gpusim.spec import param
+from gpusim.timing.state_index import (
     C_ATOM_SAME,
-    C_DRAM_LAT,
-    C_DRAM_PAIR,
     C_L1_LAT,
-    C_L2_LAT,
     C_LSU_II,
+    C_LSU_QUEUE,
+    C_MIO_QUEUE,
     C_NBANKS,
     C_SMEM_LAT,
-    F_DRAM_BW_CH,
-    F_L2_ATOM,
-    F_L2_BW_SLICE,
     K_ATOM_REQ,
-    K_DRAM_RD,
-    K_DRAM_WR,
-    K_L1_HIT,
-    K_L1_LOOK,
-    K_L2_HIT,
-    K_L2_LOOK,
     K_LD_REQ,
     K_LD_SECT,
     K_LOCAL_SECT,
@@ -50,62 +45,28 @@ from gpusim.timing.state import (
 LOCAL_BASE = np.int64(1) << 44
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
-def _hash(line, n):
-    h = line ^ (line >> 7) ^ (line >> 13)
-    return h % n
+@dataclass(frozen=True)
+class LSUSpec:
+    """The load/store unit of one SM (global, local and atomic traffic)."""
+    issue_interval: int = param(2, "cycles", "per memory instruction and 128-B line it touches")
+    queue: int = param(64, "cycles", "LSU work warps may queue ahead before they stall on lg_throttle")
+    atomic_same_address_cycles: int = param(16, "cycles", "serialisation per extra lane on one address in a warp "
+                                                          "(fitted: atomics)")
+
+    def validate(self, prefix: str = "") -> None:
+        from gpusim.errors import ConfigError
+        if self.issue_interval < 1:
+            raise ConfigError(f"bad value for '{prefix}issue_interval': must be at least 1")
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
-def dram_access(T, sector, now):
-    """One 32-byte sector from HBM: channel bandwidth queue plus latency."""
-    ch = _hash(sector >> 2, T.ch_free.shape[0])
-    start = max(np.float64(now), T.ch_free[ch])
-    T.ch_free[ch] = start + 32.0 / T.cfgf[F_DRAM_BW_CH]
-    T.cnt[K_DRAM_RD] += 32
-    return np.int64(start) + T.cfg[C_DRAM_LAT]
+def make_state(n_sm: int, n_warps: int) -> dict:
+    return {"lsu_free": np.zeros(n_sm, np.int64), "mio_free": np.zeros(n_sm, np.int64),
+            "wdrain": np.zeros(n_warps, np.int64)}
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
-def dram_writeback(T, sector, n, now):
-    """n dirty sectors evicted from L2 (charged to the channel of the line that evicted them)."""
-    if n == 0:
-        return
-    ch = _hash(sector >> 2, T.ch_free.shape[0])
-    T.ch_free[ch] = max(np.float64(now), T.ch_free[ch]) + n * 32.0 / T.cfgf[F_DRAM_BW_CH]
-    T.cnt[K_DRAM_WR] += 32 * n
-
-
-@njit(cache=True, _nrt=False, error_model="numpy")
-def l2_access(T, sector, now, is_write):
-    """One sector at its L2 slice: returns the cycle data is back at the SM (loads)."""
-    sl = _hash(sector >> 2, T.slice_free.shape[0])
-    start = max(np.float64(now), T.slice_free[sl])
-    T.slice_free[sl] = start + 32.0 / T.cfgf[F_L2_BW_SLICE]
-    t = np.int64(start)
-    T.cnt[K_L2_LOOK] += 1
-    r = probe(T.l2_tag, T.l2_valid, T.l2_rdy, T.l2_lru, 0, sector, t)
-    if is_write:
-        ev = fill(T.l2_tag, T.l2_valid, T.l2_dirty, T.l2_rdy, T.l2_lru, 0, sector, t, t, True)
-        dram_writeback(T, sector, ev, t)
-        if r >= 0:
-            T.cnt[K_L2_HIT] += 1
-        return t + T.cfg[C_L2_LAT]
-    if r >= 0:
-        T.cnt[K_L2_HIT] += 1
-        return max(r, t) + T.cfg[C_L2_LAT]
-    done = dram_access(T, sector, t + T.cfg[C_L2_LAT] // 2)
-    ev = fill(T.l2_tag, T.l2_valid, T.l2_dirty, T.l2_rdy, T.l2_lru, 0, sector, done, t, False)
-    dram_writeback(T, sector, ev, t)
-    if T.cfg[C_DRAM_PAIR] != 0:
-        pair = sector ^ 1          # DRAM delivers 64 B: the neighbouring sector comes along
-        if probe(T.l2_tag, T.l2_valid, T.l2_rdy, T.l2_lru, 0, pair, t) < 0:
-            ch = _hash(sector >> 2, T.ch_free.shape[0])
-            T.ch_free[ch] += 32.0 / T.cfgf[F_DRAM_BW_CH]
-            T.cnt[K_DRAM_RD] += 32
-            ev = fill(T.l2_tag, T.l2_valid, T.l2_dirty, T.l2_rdy, T.l2_lru, 0, pair, done, t, False)
-            dram_writeback(T, sector, ev, t)
-    return done + T.cfg[C_L2_LAT] // 2
+def config(lsu: LSUSpec, smem) -> dict:
+    return {C_LSU_II: lsu.issue_interval, C_LSU_QUEUE: lsu.queue, C_ATOM_SAME: lsu.atomic_same_address_cycles,
+            C_SMEM_LAT: smem.latency, C_NBANKS: smem.banks, C_MIO_QUEUE: smem.mio_queue}
 
 
 @njit(cache=True, _nrt=False, error_model="numpy")
@@ -131,23 +92,21 @@ def global_access(T, M, sm, pc, now, is_store, is_local, w):
         T.cnt[K_LD_REQ] += 1
         T.cnt[K_LD_SECT] += ns
     start = max(now, T.lsu_free[sm])
-    T.lsu_free[sm] = start + max(nl, 1) * T.cfg[C_LSU_II] // 2 + (T.cfg[C_LSU_II] % 2)
+    busy = max(nl, 1) * T.cfg[C_LSU_II] // 2 + (T.cfg[C_LSU_II] % 2)
     done = start + T.cfg[C_L1_LAT]
+    go_on = start
     for k in range(ns):
         sec = T.buf[k]
-        if is_store:
-            T.drain[0] = max(T.drain[0], l2_access(T, sec, start + T.cfg[C_L1_LAT], True))
+        if is_store:      # write-through to the L2: the warp need not wait, only its exit does (drain)
+            T.drain[0] = max(T.drain[0], l2_access(T, sm, sec, start + T.cfg[C_L1_LAT], True))
             continue
-        T.cnt[K_L1_LOOK] += 1
-        r = probe(T.l1_tag, T.l1_valid, T.l1_rdy, T.l1_lru, sm, sec, start)
-        if r >= 0:
-            T.cnt[K_L1_HIT] += 1
-            t = max(r, start + T.cfg[C_L1_LAT])
-        else:
-            t = l2_access(T, sec, start + T.cfg[C_L1_LAT], False)
-            fill(T.l1_tag, T.l1_valid, T.l1_dirty, T.l1_rdy, T.l1_lru, sm, sec, t, start, False)
+        t, free = l1_load(T, sm, sec, start)
+        go_on = max(go_on, free)
         if t > done:
             done = t
+    T.lsu_free[sm] = go_on + busy
+    if is_store:          # an exiting warp waits until its stores have left the SM
+        T.wdrain[w] = max(T.wdrain[w], start + busy + T.cfg[C_L1_LAT])
     return done
 
 
@@ -191,7 +150,7 @@ def shared_access(T, M, sm, now, is_store, atom):
 
 
 @njit(cache=True, _nrt=False, error_model="numpy")
-def global_atomic(T, M, sm, pc, now):
+def global_atomic(T, M, sm, pc, now, w):
     """Atomics/reductions at L2. Lanes on one address serialise at the SM and again at the slice;
     distinct addresses in one sector share an L2 operation."""
     mask = M.tr_info[TI_MASK]
@@ -203,13 +162,9 @@ def global_atomic(T, M, sm, pc, now):
     ns = coalesce(M.tr_addr, mask, M.tr_info[TI_SIZE], T.buf)
     done = start
     for k in range(ns):
-        sec = T.buf[k]
-        sl = _hash(sec >> 2, T.slice_free.shape[0])
-        t = max(np.float64(start + T.cfg[C_L1_LAT]), T.slice_free[sl])
-        T.slice_free[sl] = t + T.cfgf[F_L2_ATOM] * worst
-        r = l2_access(T, sec, np.int64(t), True)
-        done = max(done, r + T.cfg[C_ATOM_LAT] - T.cfg[C_L2_LAT] + np.int64(T.cfgf[F_L2_ATOM] * worst))
+        done = max(done, l2_atomic(T, sm, T.buf[k], start + T.cfg[C_L1_LAT], worst))
     T.drain[0] = max(T.drain[0], done)
+    T.wdrain[w] = max(T.wdrain[w], T.lsu_free[sm] + T.cfg[C_L1_LAT])    # sent off, not performed
     return done
 
 
@@ -223,7 +178,7 @@ def memory_timing(T, M, sm, pc, now, w):
         return shared_access(T, M, sm, now, is_store and not atom, atom), 1
     if sp == oc.SP_GLOBAL:
         if atom:
-            return global_atomic(T, M, sm, pc, now), 2
+            return global_atomic(T, M, sm, pc, now, w), 2
         return global_access(T, M, sm, pc, now, is_store, False, w), 2
     if sp == oc.SP_LOCAL:
         return global_access(T, M, sm, pc, now, is_store, True, w), 2

@@ -1,6 +1,8 @@
-"""The cycle-level core (numba): sub-partition schedulers issue into the executor, a scoreboard and
-pipelines decide when, the LSU model times memory. Cycles in which no sub-partition can issue are
-skipped: each sub-partition records the next cycle anything can happen in it (sp_next).
+"""The cycle-level SM core (numba): sub-partition schedulers (gpusim/sm/scheduler.py) issue into the
+functional executor; instruction fetch (sm/fetch.py), the scoreboard (sm/scoreboard.py) and the
+pipelines (sm/pipelines.py) decide when a warp may issue; the LSU (sm/lsu.py) times memory.
+Cycles in which no sub-partition can issue are skipped: each sub-partition records the next cycle
+anything can happen in it (sp_next).
 """
 from __future__ import annotations
 
@@ -9,13 +11,16 @@ from numba import njit
 
 from gpusim.isa import opcodes as oc
 from gpusim.sm.executor import S_BARRIER, S_DONE, S_FAULT, init_cta, init_warp, step
+from gpusim.sm.fetch import fetch_ready
 from gpusim.sm.lsu import memory_timing
 from gpusim.sm.scheduler import better
+from gpusim.sm.scoreboard import mark_written, operands_ready
 from gpusim.sm.simt import settle
 from gpusim.sm.state import TI_MASK, W_DONE, W_FREE, W_READY
-from gpusim.timing.state import (
+from gpusim.timing.state_index import (
     C_BAR_LAT,
     C_CTA_LAT,
+    C_DIV_LAT,
     C_II0,
     C_LAT0,
     C_LSU_QUEUE,
@@ -23,25 +28,27 @@ from gpusim.timing.state import (
     C_MIO_QUEUE,
     C_NSM,
     C_POLICY,
+    K_DIVERGED,
     K_ISSUED,
+    K_WARPS,
     R_BARRIER,
     R_BRANCH,
     R_DISPATCH,
+    R_DRAIN,
     R_LG,
-    R_LONG,
     R_MATH,
     R_MEMBAR,
     R_MIO,
+    R_NOINST,
     R_NOTSEL,
     R_SELECTED,
-    R_SHORT,
     R_WAIT,
 )
 
 INF = np.int64(1) << 62
 OP_MEMBAR, OP_EXIT, OP_RET = oc.OP["membar"], oc.OP["exit"], oc.OP["ret"]
 A_IDLE, A_CTA_DONE, A_FAULT = 0, 1, 2
-KIND_REASON = (R_WAIT, R_SHORT, R_LONG)
+DIVERGENT = oc.CNT_DIVERGENT
 
 
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
@@ -56,36 +63,19 @@ def sp_of(T, w):
 
 
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def _kind_reason(kind):
-    if kind == 1:
-        return R_SHORT
-    if kind == 2:
-        return R_LONG
-    return R_WAIT
-
-
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def earliest(P, M, T, w):
+def earliest(P, M, T, w, now):
     """Earliest cycle warp w can issue its next instruction, and the reason it cannot before."""
     t = T.ready_at[w]
     reason = T.rreason[w]
     if settle(M, w) == 0:
         return t, reason, -1
     pc = M.spc[w, M.sp[w] - 1]
-    for k in range(10):
-        r = T.srcregs[pc, k]
-        if r < 0:
-            break
-        if T.reg_ready[w, r] > t:
-            t = T.reg_ready[w, r]
-            reason = _kind_reason(T.reg_kind[w, r])
-    for k in range(4):
-        r = T.dstregs[pc, k]
-        if r >= 0 and T.reg_ready[w, r] > t:
-            t = T.reg_ready[w, r]
-            reason = _kind_reason(T.reg_kind[w, r])
-    cls = P.ins[pc, oc.F_CLASS]
     sm = sm_of(T, w)
+    f = fetch_ready(T, sm, w, pc, now)
+    if f > t:
+        t, reason = f, R_NOINST
+    t, reason = operands_ready(T, w, pc, t, reason)
+    cls = P.ins[pc, oc.F_CLASS]
     if cls == oc.C_LDST or cls == oc.C_ATOMIC:
         if P.ins[pc, oc.F_SPACE] == oc.SP_SHARED:
             free = T.mio_free[sm] - T.cfg[C_MIO_QUEUE]
@@ -103,7 +93,7 @@ def earliest(P, M, T, w):
 
 
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def _account(T, w, pc, now, e, reason):
+def _account(T, w, pc, now, e, reason, issued):
     """Attribute the cycles since the warp's last issue: waiting for `reason` until e, then not selected."""
     t0 = T.t_last[w]
     a = min(max(e, t0), now)
@@ -113,8 +103,9 @@ def _account(T, w, pc, now, e, reason):
     if now > a:
         T.stall[R_NOTSEL] += now - a
         T.pc_stall[pc, R_NOTSEL] += now - a
-    T.stall[R_SELECTED] += 1
-    T.pc_stall[pc, R_SELECTED] += 1
+    if issued:
+        T.stall[R_SELECTED] += 1
+        T.pc_stall[pc, R_SELECTED] += 1
     T.t_last[w] = now + 1
 
 
@@ -167,6 +158,7 @@ def issue(P, M, T, w, pc, now):
     cls = P.ins[pc, oc.F_CLASS]
     op = P.ins[pc, oc.F_OP]
     T.wnext[w] = 0
+    diverged = M.cnt[DIVERGENT]
     r = step(P, M, w)
     if r == S_FAULT:
         return r
@@ -188,20 +180,26 @@ def issue(P, M, T, w, pc, now):
         if cls == oc.C_BRANCH:
             T.ready_at[w] = now + lat
             T.rreason[w] = R_BRANCH
+            if M.cnt[DIVERGENT] != diverged:       # set up the reconvergence point, split the paths
+                T.cnt[K_DIVERGED] += 1
+                T.ready_at[w] += T.cfg[C_DIV_LAT]
         elif op == OP_MEMBAR:
             T.ready_at[w] = now + lat
             T.rreason[w] = R_MEMBAR
-    for k in range(4):
-        d = T.dstregs[pc, k]
-        if d >= 0:
-            T.reg_ready[w, d] = now + lat
-            T.reg_kind[w, d] = kind
+    mark_written(T, w, pc, now + lat, kind)
     if cls == oc.C_BARRIER or op == OP_EXIT or op == OP_RET:
         if r == S_BARRIER:
             T.wbar_wait[w] = 1
         _wake_released(M, T, M.wcta[w], now)
     if r == S_DONE or M.wstat[w] == W_DONE:
-        _retire_warp(M, T, w, now)
+        if T.wdrain[w] > now + 1:
+            # the warp has exited but its stores and reductions are still in flight: it keeps its
+            # slot (and its CTA's) until they are acknowledged
+            M.wstat[w] = W_READY
+            T.ready_at[w] = T.wdrain[w]
+            T.rreason[w] = R_DRAIN
+        else:
+            _retire_warp(M, T, w, now)
     return r
 
 
@@ -228,7 +226,7 @@ def issue_smsp(P, M, T, sp, now):
             if T.wnext[w] < nxt:
                 nxt = T.wnext[w]
             continue
-        e, reason, pc = earliest(P, M, T, w)
+        e, reason, pc = earliest(P, M, T, w, now)
         T.wnext[w] = e
         if e <= now:
             if better(policy, w, j, best, best_pos, last, last_pos, nslots, T.wage):
@@ -238,9 +236,9 @@ def issue_smsp(P, M, T, sp, now):
     if best < 0:
         T.sp_next[sp] = nxt
         return 0
-    _account(T, best, best_pc, now, best_e, best_reason)
+    _account(T, best, best_pc, now, best_e, best_reason, best_pc >= 0)
     T.sp_last[sp] = best
-    if best_pc < 0:     # finished warp whose stack emptied: retire it
+    if best_pc < 0:     # finished warp (stack emptied, stores drained): retire it
         M.wstat[best] = W_DONE
         _retire_warp(M, T, best, now)
         T.sp_next[sp] = now + 1
@@ -304,6 +302,9 @@ def dispatch(P, M, T, cta, sm, now, age, nthreads):
             T.wage[w] = age * 64 + placed
             T.wbar_wait[w] = 0
             T.wnext[w] = 0
+            T.wdrain[w] = 0
+            T.wline[w] = -1
+            T.cnt[K_WARPS] += 1
             for r in range(T.reg_ready.shape[1]):
                 T.reg_ready[w, r] = 0
             _sm_warps_change(T, sm, 1, now)

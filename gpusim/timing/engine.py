@@ -20,11 +20,11 @@ def run_timing(k, d, mem, pmem, g, b, spec, shared_mem, budget, regs_per_thread=
     total = g[0] * g[1] * g[2]
     regs = regs_per_thread or d.regs_per_thread
     smem = d.shared_static + shared_mem
-    if smem > spec.smem_per_sm - spec.smem_per_cta_reserved:
+    if smem > spec.sm.smem - spec.sm.smem_per_cta_reserved:
         raise LaunchError(f"a block needs {smem} bytes of shared memory; {spec.name} has "
-                          f"{spec.smem_per_sm - spec.smem_per_cta_reserved} per block at most")
-    if regs * nthreads > spec.regs_per_sm:
-        raise LaunchError(f"a block of {nthreads} threads x {regs} registers exceeds the {spec.regs_per_sm} "
+                          f"{spec.sm.smem - spec.sm.smem_per_cta_reserved} per block at most")
+    if regs * nthreads > spec.sm.regs:
+        raise LaunchError(f"a block of {nthreads} threads x {regs} registers exceeds the {spec.sm.regs} "
                           "registers of an SM")
     occ = occupancy(spec, nthreads, regs, smem, total)
     if occ.ctas_per_sm < 1:
@@ -40,7 +40,7 @@ def run_timing(k, d, mem, pmem, g, b, spec, shared_mem, budget, regs_per_thread=
     gt = GigaThread(P, M, T, spec, total, nthreads, resident, progress)
 
     def kernel(env):
-        yield env.timeout(spec.kernel_launch_overhead)
+        yield env.timeout(spec.gigathread.launch_overhead)
         yield env.process(gt.process(env))
 
     env.process(kernel(env))

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from gpusim.memory.cache import dirty_sectors
-from gpusim.timing import state as ts
+from gpusim.timing import state_index as ts
 
 
 def _pct(a, b):
@@ -21,7 +21,7 @@ def timing_metrics(spec, M, T, occ, cycles: int) -> dict:
         "sm__cycles_active.avg": sm_active_sum / spec.n_sm,
         "sm__inst_executed.avg.per_cycle_active": issued / (sm_active_sum or 1),
         "sm__warps_active.avg.pct_of_peak_sustained_active":
-            _pct(sum(area), sm_active_sum * spec.max_warps_per_sm),
+            _pct(sum(area), sm_active_sum * spec.sm.max_warps),
         "sm__maximum_warps_per_active_cycle_pct": occ.theoretical_pct,
         "launch__occupancy_limit_blocks": occ.limits["blocks"],
         "launch__occupancy_limit_warps": occ.limits["warps"],
@@ -47,8 +47,14 @@ def timing_metrics(spec, M, T, occ, cycles: int) -> dict:
     }
     for k, req in (("ld", ts.K_LD_REQ), ("st", ts.K_ST_REQ)):
         m[f"gpusim__sectors_per_request_global_{k}"] = c[req - 0 + 1] / c[req] if c[req] else 0.0
-    for i, name in enumerate(ts.STALLS):
-        m[f"smsp__average_warp_latency_issue_stalled_{name}.ratio"] = int(T.stall[i]) / issued
+    warps = int(c[ts.K_WARPS]) or 1
+    for i, name in enumerate(ts.STALLS):     # per warp over its life, and per issued instruction
+        m[f"smsp__average_warp_latency_issue_stalled_{name}.ratio"] = int(T.stall[i]) / warps
+        m[f"smsp__average_warps_issue_stalled_{name}_per_issue_active.ratio"] = int(T.stall[i]) / issued
+    m["gpusim__l2_far_partition_sectors.sum"] = int(c[ts.K_L2_FAR])
+    m["gpusim__l1_mshr_wait_cycles.sum"] = int(c[ts.K_MSHR_WAIT])
+    m["gpusim__icache_misses.sum"] = int(c[ts.K_IC_MISS])
+    m["gpusim__divergent_branch_delays.sum"] = int(c[ts.K_DIVERGED])
     m["smsp__issue_active.avg.pct_of_peak_sustained_active"] = _pct(
-        issued, sm_active_sum * spec.subpartitions)
+        issued, sm_active_sum * spec.scheduler.subpartitions)
     return m

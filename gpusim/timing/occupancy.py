@@ -27,17 +27,17 @@ def _round_up(x: int, unit: int) -> int:
 
 def occupancy(spec, nthreads: int, regs_per_thread: int, smem_bytes: int, n_ctas: int) -> Occupancy:
     warps = (nthreads + 31) // 32
-    regs_per_warp = _round_up(regs_per_thread * 32, spec.reg_alloc_unit)
-    smem = _round_up(smem_bytes + spec.smem_per_cta_reserved, spec.smem_alloc_unit)
+    regs_per_warp = _round_up(regs_per_thread * 32, spec.sm.reg_alloc_unit)
+    smem = _round_up(smem_bytes + spec.sm.smem_per_cta_reserved, spec.sm.smem_alloc_unit)
     limits = {
-        "warps": spec.max_warps_per_sm // warps,
-        "blocks": spec.max_ctas_per_sm,
-        "registers": spec.regs_per_sm // (regs_per_warp * warps) if regs_per_warp else spec.max_ctas_per_sm,
-        "shared_mem": spec.smem_per_sm // smem if smem_bytes > 0 else spec.max_ctas_per_sm,
+        "warps": spec.sm.max_warps // warps,
+        "blocks": spec.sm.max_ctas,
+        "registers": spec.sm.regs // (regs_per_warp * warps) if regs_per_warp else spec.sm.max_ctas,
+        "shared_mem": spec.sm.smem // smem if smem_bytes > 0 else spec.sm.max_ctas,
     }
     limiter = min(limits, key=lambda k: (limits[k], list(limits).index(k)))
     per_sm = limits[limiter]
     waves = n_ctas / (per_sm * spec.n_sm) if per_sm else float("inf")
     occ = Occupancy(per_sm, limiter, limits, warps, regs_per_thread, smem, waves)
-    object.__setattr__(occ, "_max_warps", spec.max_warps_per_sm)
+    object.__setattr__(occ, "_max_warps", spec.sm.max_warps)
     return occ

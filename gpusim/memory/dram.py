@@ -1,0 +1,78 @@
+"""DRAM channels (HBM3 on H100): each channel serves sectors at its share of the bandwidth, in order.
+
+A sector's channel is a hash of its line address. A read sector occupies its channel for
+32 B / (bandwidth / channels) cycles and its data is back `latency` cycles after the channel takes
+it. With `fetch_bytes` 64 a lone sector miss brings its 64-byte pair (the DRAM burst), which the
+L2 keeps.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from gpusim.spec import param
+from gpusim.timing.state_index import C_DRAM_LAT, C_DRAM_PAIR, F_DRAM_BW_CH, K_DRAM_RD, K_DRAM_WR
+
+
+@dataclass(frozen=True)
+class DRAMSpec:
+    """Device memory behind the L2."""
+    latency: int = param(407, "cycles", "beyond the L2 on a miss (fitted: chase_dram, 681.9 cycles per step)")
+    bandwidth: float = param(2.9e12 / 1980e6, "B/cycle", "whole-GPU bandwidth (HBM3, ~2.9 TB/s at 1980 MHz)")
+    channels: int = param(80, "count", "independent channels (HBM3: 5 stacks x 16)")
+    fetch_bytes: int = param(64, "B", "access granularity: a lone 32-B sector miss fetches its 64-B pair")
+
+    def validate(self, prefix: str = "") -> None:
+        from gpusim.errors import ConfigError
+        if self.channels < 1:
+            raise ConfigError(f"bad value for '{prefix}channels': must be at least 1")
+        if self.bandwidth <= 0:
+            raise ConfigError(f"bad value for '{prefix}bandwidth': must be positive")
+        if self.fetch_bytes not in (32, 64):
+            raise ConfigError(f"bad value for '{prefix}fetch_bytes': 32 or 64")
+
+
+def make_state(spec: DRAMSpec) -> dict:
+    return {"ch_free": np.zeros(spec.channels, np.float64)}
+
+
+def config(spec: DRAMSpec) -> tuple[dict, dict]:
+    return ({C_DRAM_LAT: spec.latency, C_DRAM_PAIR: 1 if spec.fetch_bytes >= 64 else 0},
+            {F_DRAM_BW_CH: spec.bandwidth / spec.channels})
+
+
+@njit(cache=True, _nrt=False, error_model="numpy")
+def channel_of(sector, n):
+    line = sector >> 2
+    h = line ^ (line >> 7) ^ (line >> 13)
+    return h % n
+
+
+@njit(cache=True, _nrt=False, error_model="numpy")
+def dram_read(T, sector, now):
+    """One 32-byte sector read: the cycle its data is back at the L2."""
+    ch = channel_of(sector, T.ch_free.shape[0])
+    start = max(np.float64(now), T.ch_free[ch])
+    T.ch_free[ch] = start + 32.0 / T.cfgf[F_DRAM_BW_CH]
+    T.cnt[K_DRAM_RD] += 32
+    return np.int64(start) + T.cfg[C_DRAM_LAT]
+
+
+@njit(cache=True, _nrt=False, error_model="numpy")
+def dram_burst_extra(T, sector):
+    """The second sector of a 64-byte burst: channel time and bytes, no extra latency."""
+    ch = channel_of(sector, T.ch_free.shape[0])
+    T.ch_free[ch] += 32.0 / T.cfgf[F_DRAM_BW_CH]
+    T.cnt[K_DRAM_RD] += 32
+
+
+@njit(cache=True, _nrt=False, error_model="numpy")
+def dram_writeback(T, sector, n, now):
+    """n dirty sectors evicted from the L2 (charged to the channel of the line that evicted them)."""
+    if n == 0:
+        return
+    ch = channel_of(sector, T.ch_free.shape[0])
+    T.ch_free[ch] = max(np.float64(now), T.ch_free[ch]) + n * 32.0 / T.cfgf[F_DRAM_BW_CH]
+    T.cnt[K_DRAM_WR] += 32 * n

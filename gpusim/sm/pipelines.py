@@ -1,0 +1,50 @@
+"""Execution pipelines of a sub-partition, one per instruction class.
+
+A pipeline accepts a warp instruction every `ii_*` cycles (its issue interval: a 16-lane FP32 unit
+takes a 32-lane warp in 1 cycle on Hopper's dual datapaths, the INT unit in 2) and delivers its
+result `lat_*` cycles after issue. The core keeps, per sub-partition and class, the cycle the
+pipeline accepts its next instruction (`pipe_free`); a warp whose pipeline is busy stalls on
+math_pipe_throttle. Memory instructions go to the LSU/MIO queues instead (gpusim/sm/lsu.py).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from gpusim.isa import opcodes as oc
+from gpusim.spec import param
+
+
+@dataclass(frozen=True)
+class PipelineSpec:
+    """Latency (issue to result) and issue interval (cycles between warp instructions) per class."""
+    lat_int: int = param(4, "cycles", "integer ALU result latency")
+    ii_int: int = param(2, "cycles", "integer ALU issue interval per sub-partition")
+    lat_fp32: int = param(4, "cycles", "FP32 add/mul/fma latency")
+    ii_fp32: int = param(1, "cycles", "FP32 issue interval")
+    lat_fp64: int = param(8, "cycles", "FP64 latency")
+    ii_fp64: int = param(2, "cycles", "FP64 issue interval")
+    lat_sfu: int = param(18, "cycles", "special-function unit latency (rcp, sqrt, ex2, sin...)")
+    ii_sfu: int = param(8, "cycles", "SFU issue interval (4 lanes per cycle per sub-partition)")
+    lat_branch: int = param(6, "cycles", "branch resolution: a warp issues again this long after a branch")
+    lat_misc: int = param(12, "cycles", "conversions, shuffles, votes and other MIO-side operations")
+    ii_misc: int = param(2, "cycles", "their issue interval")
+    lat_barrier: int = param(20, "cycles", "from the last arrival at bar.sync to the waiting warps' next issue")
+    divergence_cycles: int = param(6, "cycles", "extra delay after a divergent branch: pushing the reconvergence "
+                                                "point (BSSY) and later re-joining the paths (BSYNC)")
+
+    def class_timing(self, lsu_latency: int, atomic_latency: int) -> np.ndarray:
+        """(latency, issue interval) per instruction class, in the order of isa.opcodes.CLASSES."""
+        t = {"int": (self.lat_int, self.ii_int), "fp32": (self.lat_fp32, self.ii_fp32),
+             "fp64": (self.lat_fp64, self.ii_fp64), "sfu": (self.lat_sfu, self.ii_sfu),
+             "ldst": (lsu_latency, 1), "branch": (self.lat_branch, 1), "barrier": (self.lat_barrier, 1),
+             "misc": (self.lat_misc, self.ii_misc), "atomic": (atomic_latency, 1)}
+        return np.array([t[c] for c in oc.CLASSES], np.int64)
+
+    def validate(self, prefix: str = "") -> None:
+        from gpusim.errors import ConfigError
+        for name in ("ii_int", "ii_fp32", "ii_fp64", "ii_sfu", "ii_misc", "lat_int", "lat_fp32", "lat_fp64",
+                     "lat_sfu", "lat_branch", "lat_misc"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"bad value for '{prefix}{name}': must be at least 1 cycle")
