@@ -1,12 +1,13 @@
 """gpusim calibrate: fit preset latencies and overheads from the recorded microbenchmarks.
 
-Each parameter is fitted from the case that isolates it, holding the others fixed:
-  fetch.miss_latency          launch_empty: no_instruction stall cycles of its one warp
-  gigathread.launch_overhead  launch_empty: measured gpc__cycles_elapsed.max minus simulated cycles at 0
+Each parameter is fitted from the case that isolates it, holding the others fixed, in this order:
   l1.latency                  chase_l1:     cycles per dependent step (in-kernel %clock64)
   smem.latency                chase_shared
   l2.latency                  chase_l2      (after L1)
   dram.latency                chase_dram    (after L2)
+  fetch.miss_latency          launch_empty: no_instruction stall cycles of its one warp (after L2, DRAM:
+                              its code is read through them)
+  gigathread.launch_overhead  launch_empty: measured gpc__cycles_elapsed.max minus simulated cycles at 0
 A chase step is one dependent load plus the PTX address arithmetic before it, so each latency is
 shifted by the per-step difference; two passes settle it. No per-kernel factors are introduced.
 The result is written as a TOML override file (`--write FILE.toml`), usable as `--gpu FILE.toml`.
@@ -38,23 +39,6 @@ def fit(spec, passes: int = 2, log=print) -> tuple:
     from validation.cases import all_cases
     cases = all_cases()
     fitted = {}
-    rec = _recorded("launch_empty")
-    hw_noinst = rec["ncu"]["metrics"][NOINST]["value"]
-    old = spec.fetch.miss_latency
-    for _ in range(passes):     # one warp, cold instruction cache: its no_instruction cycles are the misses
-        m, _, _ = simulate(cases["launch_empty"], spec)
-        misses = max(1, m["gpusim__icache_misses.sum"])
-        spec = spec.with_(**{"fetch.miss_latency": max(0, int(round(
-            spec.fetch.miss_latency + (hw_noinst - m[NOINST]) / misses)))})
-    fitted["fetch.miss_latency"] = (old, spec.fetch.miss_latency,
-                                    f"launch_empty: H100 no_instruction {hw_noinst:.0f} cycles per warp")
-    hw = rec["ncu"]["metrics"]["gpc__cycles_elapsed.max"]["value"]
-    m, _, _ = simulate(cases["launch_empty"], spec.with_(**{"gigathread.launch_overhead": 0}))
-    old = spec.gigathread.launch_overhead
-    spec = spec.with_(**{"gigathread.launch_overhead": int(round(hw - m["gpc__cycles_elapsed.max"]))})
-    fitted["gigathread.launch_overhead"] = (old, spec.gigathread.launch_overhead,
-                                            f"launch_empty: H100 {hw:,.0f} cycles, gpusim without overhead "
-                                            f"{m['gpc__cycles_elapsed.max']:,}")
     for param, case in PLAN:
         target = _recorded(case)["clock64"][CLOCK_RUN.get(case, "warm")]["cycles_per_step"]
         old = get(spec, param)
@@ -64,6 +48,21 @@ def fit(spec, passes: int = 2, log=print) -> tuple:
             spec = spec.with_(**{param: max(1, int(round(get(spec, param) + target - sim)))})
             log(f"  {param}: step {sim:.1f} vs H100 {target:.1f} -> {get(spec, param)}")
         fitted[param] = (old, get(spec, param), f"{case}: H100 {target:.1f} cycles/step")
+    rec = _recorded("launch_empty")
+    hw_noinst = rec["ncu"]["metrics"][NOINST]["value"]
+    old = spec.fetch.miss_latency
+    for _ in range(passes):     # one warp, cold instruction cache: it waits for its first line once
+        m, _, _ = simulate(cases["launch_empty"], spec)
+        spec = spec.with_(**{"fetch.miss_latency": max(0, int(round(spec.fetch.miss_latency + hw_noinst - m[NOINST])))})
+    fitted["fetch.miss_latency"] = (old, spec.fetch.miss_latency,
+                                    f"launch_empty: H100 no_instruction {hw_noinst:.0f} cycles per warp")
+    hw = rec["ncu"]["metrics"]["gpc__cycles_elapsed.max"]["value"]
+    m, _, _ = simulate(cases["launch_empty"], spec.with_(**{"gigathread.launch_overhead": 0}))
+    old = spec.gigathread.launch_overhead
+    spec = spec.with_(**{"gigathread.launch_overhead": int(round(hw - m["gpc__cycles_elapsed.max"]))})
+    fitted["gigathread.launch_overhead"] = (old, spec.gigathread.launch_overhead,
+                                            f"launch_empty: H100 {hw:,.0f} cycles, gpusim without overhead "
+                                            f"{m['gpc__cycles_elapsed.max']:,}")
     return spec, fitted
 
 

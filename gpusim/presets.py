@@ -2,8 +2,9 @@
 files override any field by its key path (`l1.latency`) and name the path of anything wrong.
 
 The h100 latencies and launch overhead are fitted by `gpusim calibrate` from the microbenchmarks
-recorded on an H100 SXM5 (validation/data/h100, validation/calibration_h100.json); the rest is
-seeded from published figures (shared/REFERENCE.md).
+recorded on an H100 SXM5 (validation/data/h100; `gpusim calibrate --write validation/calibration_h100.toml`
+wrote the committed fit); the rest is measured by probes (validation/probes) or seeded from published
+figures (shared/REFERENCE.md).
 
 Every latency is in SM cycles, every size in bytes, every bandwidth in bytes per SM cycle.
 """

@@ -21,8 +21,8 @@ from gpusim.timing.state_index import C_L2_PARTS, C_NOC_FAR, C_NSM, F_NOC_PORT_B
 @dataclass(frozen=True)
 class InterconnectSpec:
     """SM <-> L2 crossbar and the link between the two L2 partitions."""
-    far_latency: int = param(60, "cycles", "extra round trip to a slice in the other L2 partition (REFERENCE: "
-                                           "L2 hits span ~220-290 cycles, near to far)")
+    far_latency: int = param(32, "cycles", "extra round trip to a slice in the other L2 partition (measured: "
+                                           "validation/probes/l2_near_far.py, modes 277 / 308 cycles)")
     port_bandwidth: float = param(64.0, "B/cycle", "data one SM can receive from the L2 per cycle")
 
     def validate(self, prefix: str = "") -> None:

@@ -35,7 +35,7 @@ Timing = namedtuple("Timing", [
     "l2_tag", "l2_valid", "l2_dirty", "l2_rdy", "l2_lru",
     "mshr_free", "mshr_next", "port_free",
     "slice_free", "ch_free",
-    "ic_tag", "ic_valid", "ic_dirty", "ic_rdy", "ic_lru", "wline", "wfetched",
+    "ic_tag", "ic_valid", "ic_dirty", "ic_rdy", "ic_lru", "wline", "wfetched", "ic_head",
     "srcregs", "dstregs",
     "cnt", "stall", "pc_stall", "pc_sectors", "pc_requests",
     "buf", "buf2",

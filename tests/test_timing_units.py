@@ -1,0 +1,186 @@
+"""Each timing unit's own rule, checked on the unit (L2 partitions, the SM port, L1 MSHRs) or on a
+small launch (instruction fetch, divergence delay, store drain)."""
+
+import numpy as np
+import pytest
+from numba import cuda
+
+import gpusim
+from gpusim.memory.interconnect import deliver
+from gpusim.memory.l1 import l1_load
+from gpusim.memory.l2 import l2_access, slice_of
+from gpusim.presets import H100, TINY
+from gpusim.timing.state import make_timing
+from gpusim.timing.state_index import K_L2_FAR, K_MSHR_WAIT
+
+HEAD = ".version 8.0\n.target sm_90\n.address_size 64\n"
+TINY_PTX = HEAD + ".visible .entry k()\n{\nret;\n}\n"
+
+
+def _state(spec):
+    d = gpusim.load_ptx(TINY_PTX)["k"].decoded
+    return make_timing(spec, d, spec.n_sm * spec.sm.max_warps, spec.n_sm * spec.sm.max_ctas)
+
+
+def _sector_in_partition(spec, sm, near: bool, start: int = 1 << 20) -> int:
+    """A sector whose slice is in SM `sm`'s own L2 partition (near) or in the other one."""
+    parts, nsl = spec.l2.partitions, spec.l2.slices
+    mine = sm * parts // spec.n_sm
+    for line in range(start, start + 10_000):
+        if ((slice_of(line * 4, nsl) * parts // nsl) == mine) == near:
+            return line * 4
+    raise AssertionError("no such sector")
+
+
+def _warm_hit_cycles(spec, sm, sector):
+    T = _state(spec)
+    l2_access(T, sm, sector, 0, False)          # miss: brings the sector into the L2
+    now = 1_000_000
+    far_before = T.cnt[K_L2_FAR]
+    back = l2_access(T, sm, sector, now, False)
+    return back - now, T.cnt[K_L2_FAR] - far_before
+
+
+def test_near_l2_hit_takes_the_preset_latency():
+    spec = H100.with_(**{"l2.latency": 200})
+    cycles, far = _warm_hit_cycles(spec, 0, _sector_in_partition(spec, 0, near=True))
+    assert (cycles, far) == (200, 0)
+
+
+@pytest.mark.parametrize("far_latency", [32, 80])
+def test_far_partition_hit_adds_the_far_latency(far_latency):
+    spec = H100.with_(**{"l2.latency": 200, "noc.far_latency": far_latency})
+    cycles, far = _warm_hit_cycles(spec, 0, _sector_in_partition(spec, 0, near=False))
+    assert (cycles, far) == (200 + far_latency, 1)
+
+
+def test_an_sm_in_the_other_partition_sees_near_and_far_swapped():
+    spec = H100.with_(**{"l2.latency": 200, "noc.far_latency": 40})
+    sector = _sector_in_partition(spec, 0, near=True)
+    assert _warm_hit_cycles(spec, spec.n_sm - 1, sector) == (240, 1)
+
+
+def test_one_partition_has_no_far_cost():
+    spec = H100.with_(**{"l2.latency": 200, "l2.partitions": 1, "noc.far_latency": 40})
+    sector = _sector_in_partition(H100, 0, near=False)
+    assert _warm_hit_cycles(spec, 0, sector) == (200, 0)
+
+
+def test_sm_port_passes_the_preset_bytes_per_cycle():
+    spec = H100.with_(**{"noc.port_bandwidth": 64.0})
+    T = _state(spec)
+    starts = [deliver(T, 3, 1000, 32) for _ in range(128)]       # 128 sectors arriving at once
+    assert starts[0] == 1000 and starts[1] == 1000                 # two sectors per cycle
+    assert starts[-1] == 1000 + 127 * 32 // 64
+    assert deliver(T, 4, 1000, 32) == 1000                         # another SM's port is free
+
+
+def test_ports_are_per_sm_and_free_again_after_the_burst():
+    T = _state(H100.with_(**{"noc.port_bandwidth": 32.0}))
+    for _ in range(10):
+        deliver(T, 0, 0, 32)
+    assert deliver(T, 0, 100, 32) == 100
+
+
+def _two_misses(mshrs):
+    spec = H100.with_(**{"l1.mshrs": mshrs})
+    T = _state(spec)
+    first, go1 = l1_load(T, 0, 1 << 20, 10)
+    second, go2 = l1_load(T, 0, (1 << 20) + 400, 10)
+    return first, second, go1, go2, int(T.cnt[K_MSHR_WAIT])
+
+
+def test_miss_waits_for_an_mshr_when_all_are_busy():
+    first, second, go1, go2, waited = _two_misses(1)
+    assert go1 == 10
+    assert go2 == first                      # the LSU holds the second miss until the first returns
+    assert second > first
+    assert waited == first - 10
+
+
+def test_misses_within_the_mshr_count_overlap():
+    first, second, go1, go2, waited = _two_misses(2)
+    assert (go1, go2, waited) == (10, 10, 0)
+    assert second < first + 100              # both trips under way at once
+
+
+def test_miss_to_a_sector_already_on_its_way_merges():
+    T = _state(H100)
+    first, _ = l1_load(T, 0, 1 << 20, 10)
+    again, go = l1_load(T, 0, 1 << 20, 20)
+    assert (again, go) == (first, 20)
+
+
+def _metrics(kernel, grid, block, *args, **over):
+    spec = TINY.with_(**over)
+    return gpusim.launch(kernel, grid, block, *args, gpu=spec, mode="timing").metrics
+
+
+@cuda.jit
+def _store_one(x):
+    i = cuda.grid(1)
+    if i < x.size:
+        x[i] = i
+
+
+def test_cold_instruction_fetch_stalls_on_no_instruction_by_the_miss_latency():
+    x = np.zeros(32, np.float32)
+    key = "smsp__average_warp_latency_issue_stalled_no_instruction.ratio"
+    fast = _metrics(_store_one, 1, 32, x, **{"fetch.miss_latency": 0})
+    slow = _metrics(_store_one, 1, 32, x, **{"fetch.miss_latency": 300})
+    assert fast["gpusim__icache_misses.sum"] > 0
+    assert slow["gpusim__icache_misses.sum"] == fast["gpusim__icache_misses.sum"]
+    # one exposed miss: the prefetcher keeps the rest of the (short) kernel ahead of the warp
+    assert slow[key] - fast[key] == 300
+    assert slow["gpc__cycles_elapsed.max"] - fast["gpc__cycles_elapsed.max"] == 300
+
+
+def test_warps_of_one_sm_share_its_instruction_cache():
+    one = _metrics(_store_one, 1, 32, np.zeros(32, np.float32))
+    four = _metrics(_store_one, 1, 128, np.zeros(128, np.float32))
+    assert four["gpusim__icache_misses.sum"] == one["gpusim__icache_misses.sum"]
+    two_sms = _metrics(_store_one, 2, 32, np.zeros(64, np.float32))
+    assert two_sms["gpusim__icache_misses.sum"] == 2 * one["gpusim__icache_misses.sum"]
+
+
+@cuda.jit
+def _diverge(x):
+    i = cuda.threadIdx.x
+    acc = 0
+    if i % 2 == 0:                 # half the lanes run a loop, each for its own number of trips
+        for k in range(i):
+            acc += k * 3
+    x[i] = acc
+
+
+def test_divergent_branch_costs_the_preset_divergence_cycles():
+    x = np.zeros(32, np.int64)
+    a = _metrics(_diverge, 1, 32, x.copy(), **{"pipes.divergence_cycles": 0})
+    b = _metrics(_diverge, 1, 32, x.copy(), **{"pipes.divergence_cycles": 100})
+    n = b["gpusim__divergent_branch_delays.sum"]
+    assert n >= 2
+    assert n == a["gpusim__divergent_branch_delays.sum"]
+    assert b["gpc__cycles_elapsed.max"] - a["gpc__cycles_elapsed.max"] == 100 * n
+
+
+def test_uniform_branch_has_no_divergence_delay():
+    x = np.zeros(32, np.float32)
+    m = _metrics(_store_one, 1, 32, x, **{"pipes.divergence_cycles": 100})
+    assert m["gpusim__divergent_branch_delays.sum"] == 0
+
+
+def test_warp_with_stores_in_flight_stalls_on_drain_before_it_retires():
+    m = _metrics(_store_one, 1, 32, np.zeros(32, np.float32))
+    assert m["smsp__average_warp_latency_issue_stalled_drain.ratio"] > 0
+
+
+@cuda.jit
+def _no_store(x):
+    i = cuda.grid(1)
+    if i > 1_000_000:
+        x[0] = 1.0
+
+
+def test_warp_without_stores_does_not_drain():
+    m = _metrics(_no_store, 1, 32, np.zeros(32, np.float32))
+    assert m["smsp__average_warp_latency_issue_stalled_drain.ratio"] == 0
