@@ -184,3 +184,41 @@ def _no_store(x):
 def test_warp_without_stores_does_not_drain():
     m = _metrics(_no_store, 1, 32, np.zeros(32, np.float32))
     assert m["smsp__average_warp_latency_issue_stalled_drain.ratio"] == 0
+
+
+WIDE_CHAIN = """
+ld.param.u64 %rd1, [a];
+ld.param.u64 %rd2, [out];
+mov.u64 %rd3, 5;
+mov.u64 %rd5, %clock64;
+add.s64 %rd3, %rd3, 1;
+add.s64 %rd3, %rd3, 1;
+setp.gt.s64 %p1, %rd3, 3;
+selp.b64 %rd4, 1, 2, %p1;
+mov.u64 %rd6, %clock64;
+sub.s64 %rd7, %rd6, %rd5;
+add.s64 %rd7, %rd7, %rd4;
+st.global.u64 [%rd2], %rd7;
+"""
+
+
+def _wide_chain_cycles(**over):
+    regs = ".reg .b64 %rd<16>; .reg .pred %p<4>;"
+    k = gpusim.load_ptx(HEAD + ".visible .entry k(.param .u64 a, .param .u64 out)\n{\n" + regs + "\n"
+                        + WIDE_CHAIN + "\nret;\n}\n")["k"]
+    out = np.zeros(1, np.int64)
+    gpusim.launch(k, 1, 1, np.zeros(1, np.int64), out, gpu=TINY.with_(**over), mode="timing")
+    return int(out[0]) - 1
+
+
+def test_64_bit_integer_add_and_compare_take_the_int64_latency():
+    # three dependent 64-bit carry-chain operations (add, add, setp), then a 32-bit-class selp
+    base = _wide_chain_cycles(**{"pipes.lat_int64": 8})
+    assert _wide_chain_cycles(**{"pipes.lat_int64": 20}) - base == 3 * 12
+
+
+def test_64_bit_integer_operations_share_the_int_pipe():
+    from gpusim.isa import opcodes as oc
+    from gpusim.sm.pipelines import pipe_of
+    assert pipe_of(oc.C_INT64) == oc.C_INT
+    assert pipe_of(oc.C_FP32) == oc.C_FP32

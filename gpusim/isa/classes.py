@@ -2,10 +2,14 @@
 from __future__ import annotations
 
 from gpusim.isa import opcodes as oc
-from gpusim.isa.types import T_F64, TYPE_KIND
+from gpusim.isa.types import T_F64, TYPE_CODE, TYPE_KIND
 
 _SFU = {"sqrt", "rcp", "rsqrt", "ex2", "lg2", "sin", "cos", "tanh"}
 _BRANCH = {"bra", "call", "ret", "exit", "retf", "trap"}
+# 64-bit integer operations whose high half waits for the low half (a carry or a compare chain in
+# SASS); 64-bit logic, shifts and selects split into two independent halves and stay "int"
+_CARRY_CHAIN = {"add", "sub", "setp", "set", "min", "max", "neg", "abs", "mul", "mad", "addc", "subc", "madc"}
+_INT64 = {TYPE_CODE["s64"], TYPE_CODE["u64"], TYPE_CODE["b64"]}
 
 
 def instruction_class(base: str, ty: int, flags: int, space: int) -> int:
@@ -25,4 +29,6 @@ def instruction_class(base: str, ty: int, flags: int, space: int) -> int:
         return oc.C_SFU
     if TYPE_KIND.get(ty) == 3:
         return oc.C_FP32
+    if ty in _INT64 and base in _CARRY_CHAIN:
+        return oc.C_INT64
     return oc.C_INT

@@ -20,6 +20,7 @@ from gpusim.isa.layout import Layout as _Layout
 from gpusim.isa.layout import align as _align
 from gpusim.isa.layout import init_bytes as _init_bytes
 from gpusim.isa.modifiers import classify
+from gpusim.isa.schedule import sink_load_consumers
 from gpusim.isa.types import TYPE_CODE, TYPE_SIZE
 from gpusim.memory.spaces import GLOBAL_BASE
 
@@ -182,7 +183,7 @@ class Decoder:
         retf: dict[str, int] = {}
         for fn in self._functions():
             entries[fn.name] = len(seq)
-            for item in fn.body:
+            for item in sink_load_consumers(fn.body):       # ptxas-like order (gpusim/isa/schedule.py)
                 if isinstance(item, ast.Label):
                     labels[(fn.name, item.name)] = len(seq)
                 else:

@@ -62,8 +62,10 @@ SPACE = {"generic": 0, "global": 1, "shared": 2, "local": 3, "const": 4, "param"
 SP_GENERIC, SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_CONST, SP_PARAM = range(6)
 
 # ------------------------------------------------------------------ pipeline classes (F_CLASS), for timing
-CLASSES = ["int", "fp32", "fp64", "sfu", "ldst", "branch", "barrier", "misc", "atomic"]
-C_INT, C_FP32, C_FP64, C_SFU, C_LDST, C_BRANCH, C_BARRIER, C_MISC, C_ATOMIC = range(len(CLASSES))
+# int64: 64-bit integer arithmetic and compares, which the 32-bit INT datapath runs as two dependent
+# operations (IADD3 + IADD3.X, ISETP + ISETP.EX); it issues to the INT pipe.
+CLASSES = ["int", "fp32", "fp64", "sfu", "ldst", "branch", "barrier", "misc", "atomic", "int64"]
+C_INT, C_FP32, C_FP64, C_SFU, C_LDST, C_BRANCH, C_BARRIER, C_MISC, C_ATOMIC, C_INT64 = range(len(CLASSES))
 
 # ------------------------------------------------------------------ special registers
 SREGS = ["tid.x", "tid.y", "tid.z", "ntid.x", "ntid.y", "ntid.z", "ctaid.x", "ctaid.y", "ctaid.z",

@@ -23,7 +23,7 @@ class L1Spec:
     """The L1 data cache beside shared memory."""
     size: int = param(262144 - 233472 + 65536, "B", "data cache left beside the largest shared-memory carve-out")
     assoc: int = param(4, "ways", "associativity")
-    latency: int = param(30, "cycles", "hit latency (fitted: chase_l1, 42.8 cycles per dependent step)")
+    latency: int = param(29, "cycles", "hit latency (fitted: chase_l1, 42.8 cycles per dependent step)")
     mshrs: int = param(512, "sectors", "outstanding sector misses per SM")
 
     def validate(self, prefix: str = "") -> None:

@@ -14,7 +14,7 @@ from gpusim.spec import param
 @dataclass(frozen=True)
 class SharedMemSpec:
     """Shared memory of one SM (its size is an SM resource: sm.smem)."""
-    latency: int = param(19, "cycles", "load latency without conflicts (fitted: chase_shared; the PTX address "
+    latency: int = param(12, "cycles", "load latency without conflicts (fitted: chase_shared; the PTX address "
                                        "arithmetic of a chase step adds the rest)")
     banks: int = param(32, "count", "4-byte banks; a wavefront serves one word per bank")
     mio_queue: int = param(32, "cycles", "how far ahead of the MIO pipe warps may queue shared accesses before "

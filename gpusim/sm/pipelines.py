@@ -5,15 +5,26 @@ takes a 32-lane warp in 1 cycle on Hopper's dual datapaths, the INT unit in 2) a
 result `lat_*` cycles after issue. The core keeps, per sub-partition and class, the cycle the
 pipeline accepts its next instruction (`pipe_free`); a warp whose pipeline is busy stalls on
 math_pipe_throttle. Memory instructions go to the LSU/MIO queues instead (gpusim/sm/lsu.py).
+
+PTX is not what the SM runs: a 64-bit integer add, compare, min/max or multiply is two or more
+dependent SASS operations on the 32-bit INT datapath, so it has its own class ("int64": longer
+latency, two issue slots) that shares the INT pipe (`pipe_of`).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from gpusim.isa import opcodes as oc
 from gpusim.spec import param
+
+
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+def pipe_of(cls):
+    """The pipeline an instruction class issues to (int64 runs on the INT pipe)."""
+    return oc.C_INT if cls == oc.C_INT64 else cls
 
 
 @dataclass(frozen=True)
@@ -21,6 +32,9 @@ class PipelineSpec:
     """Latency (issue to result) and issue interval (cycles between warp instructions) per class."""
     lat_int: int = param(4, "cycles", "integer ALU result latency")
     ii_int: int = param(2, "cycles", "integer ALU issue interval per sub-partition")
+    lat_int64: int = param(8, "cycles", "64-bit integer add/sub/compare/min/max/mul: two dependent 32-bit "
+                                        "operations on the INT pipe (IADD3 + IADD3.X, ISETP + ISETP.EX)")
+    ii_int64: int = param(4, "cycles", "their issue interval: two INT-pipe slots")
     lat_fp32: int = param(4, "cycles", "FP32 add/mul/fma latency")
     ii_fp32: int = param(1, "cycles", "FP32 issue interval")
     lat_fp64: int = param(8, "cycles", "FP64 latency")
@@ -39,12 +53,14 @@ class PipelineSpec:
         t = {"int": (self.lat_int, self.ii_int), "fp32": (self.lat_fp32, self.ii_fp32),
              "fp64": (self.lat_fp64, self.ii_fp64), "sfu": (self.lat_sfu, self.ii_sfu),
              "ldst": (lsu_latency, 1), "branch": (self.lat_branch, 1), "barrier": (self.lat_barrier, 1),
-             "misc": (self.lat_misc, self.ii_misc), "atomic": (atomic_latency, 1)}
+             "misc": (self.lat_misc, self.ii_misc), "atomic": (atomic_latency, 1),
+             "int64": (self.lat_int64, self.ii_int64)}
         return np.array([t[c] for c in oc.CLASSES], np.int64)
 
     def validate(self, prefix: str = "") -> None:
         from gpusim.errors import ConfigError
-        for name in ("ii_int", "ii_fp32", "ii_fp64", "ii_sfu", "ii_misc", "lat_int", "lat_fp32", "lat_fp64",
+        for name in ("ii_int", "ii_int64", "lat_int64", "ii_fp32", "ii_fp64", "ii_sfu", "ii_misc", "lat_int",
+                     "lat_fp32", "lat_fp64",
                      "lat_sfu", "lat_branch", "lat_misc"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"bad value for '{prefix}{name}': must be at least 1 cycle")

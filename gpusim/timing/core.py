@@ -13,6 +13,7 @@ from gpusim.isa import opcodes as oc
 from gpusim.sm.executor import S_BARRIER, S_DONE, S_FAULT, init_cta, init_warp, step
 from gpusim.sm.fetch import fetch_ready
 from gpusim.sm.lsu import memory_timing
+from gpusim.sm.pipelines import pipe_of
 from gpusim.sm.scheduler import better
 from gpusim.sm.scoreboard import mark_written, operands_ready
 from gpusim.sm.simt import settle
@@ -86,7 +87,7 @@ def earliest(P, M, T, w, now):
             if free > t:
                 t, reason = free, R_LG
     else:
-        free = T.pipe_free[sp_of(T, w), cls]
+        free = T.pipe_free[sp_of(T, w), pipe_of(cls)]
         if free > t:
             t, reason = free, R_MATH
     return t, reason, pc
@@ -174,7 +175,7 @@ def issue(P, M, T, w, pc, now):
         else:
             lat = 1
     else:
-        T.pipe_free[sp, cls] = now + T.cfg[C_II0 + cls]
+        T.pipe_free[sp, pipe_of(cls)] = now + T.cfg[C_II0 + cls]
         if cls == oc.C_SFU:
             kind = 1
         if cls == oc.C_BRANCH:
