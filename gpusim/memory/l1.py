@@ -24,7 +24,8 @@ class L1Spec:
     size: int = param(262144 - 233472 + 65536, "B", "data cache left beside the largest shared-memory carve-out")
     assoc: int = param(4, "ways", "associativity")
     latency: int = param(29, "cycles", "hit latency (fitted: chase_l1, 42.8 cycles per dependent step)")
-    mshrs: int = param(512, "sectors", "outstanding sector misses per SM")
+    mshrs: int = param(1024, "sectors", "outstanding sector misses per SM (fitted: the smallest count at which "
+                                                "coalesce_s08 does not throttle, as the H100 does not)")
 
     def validate(self, prefix: str = "") -> None:
         from gpusim.errors import ConfigError
