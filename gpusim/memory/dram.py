@@ -43,7 +43,7 @@ def config(spec: DRAMSpec) -> tuple[dict, dict]:
             {F_DRAM_BW_CH: spec.bandwidth / spec.channels})
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def channel_of(sector, n):
     line = sector >> 2
     h = line ^ (line >> 7) ^ (line >> 13)

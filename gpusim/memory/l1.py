@@ -45,7 +45,7 @@ def config(spec: L1Spec) -> dict:
     return {C_L1_LAT: spec.latency, C_MSHRS: spec.mshrs}
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def l1_load(T, sm, sector, start):
     """A load sector the LSU took at `start`: (cycle its data is ready, cycle the LSU may go on)."""
     T.cnt[K_L1_LOOK] += 1

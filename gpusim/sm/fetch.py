@@ -75,11 +75,8 @@ def _fill_line(T, sm, line, now):
 
 
 @njit(cache=True, _nrt=False, error_model="numpy")
-def fetch_ready(T, sm, w, pc, now):
-    """Cycle warp w's instruction at `pc` is (or was) in the instruction cache; a miss starts the fill."""
-    line = pc >> T.cfg[C_INST_SHIFT]
-    if T.wline[w] == line:
-        return T.wfetched[w]
+def _fetch_line(T, sm, w, line, now):
+    """The lookup (and, on a miss, the fill and the stream prefetch) when warp w enters a new line."""
     r = probe(T.ic_tag, T.ic_valid, T.ic_rdy, T.ic_lru, sm, line << 2, now)
     if r < 0:
         r = _fill_line(T, sm, line, now)
@@ -93,3 +90,13 @@ def fetch_ready(T, sm, w, pc, now):
         T.wline[w] = line
         T.wfetched[w] = r
     return r
+
+
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+def fetch_ready(T, sm, w, pc, now):
+    """Cycle warp w's instruction at `pc` is (or was) in the instruction cache; a miss starts the fill.
+    Inlined fast path: the warp is still in the line it last found present."""
+    line = pc >> T.cfg[C_INST_SHIFT]
+    if T.wline[w] == line:
+        return T.wfetched[w]
+    return _fetch_line(T, sm, w, line, now)
