@@ -29,6 +29,7 @@ from validation.cases import (  # noqa: E402
     coalesce,
     compute,
     divergence,
+    programs,
     waves,
 )
 
@@ -50,6 +51,8 @@ def small_cases() -> list:
     out += [atomics._make(n, s, m, grid=2, block=64, reps=2) for n, (s, m) in atomics.MODES.items()]
     out += [waves._make("waves", "", waves.spin, 3, 32, cycles=2000),
             waves._make("smem", "", waves.spin_smem, 3, 64, cycles=2000)]
+    out += [programs._make(mod, mod.SMALL_SIZE) for name, mod in programs.all_programs().items()
+            if name not in programs.SKIPPED]
     return out
 
 
@@ -60,6 +63,9 @@ def sim_launch(kernel, grid, block, *args):
 
 
 def main() -> int:
+    from validation.cudasim_run import _install_warp_intrinsics
+
+    _install_warp_intrinsics()  # the simulator has no warp shuffles; reduce_shuffle needs them
     failures = 0
     for case in small_cases():
         t0 = time.time()

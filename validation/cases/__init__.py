@@ -1,4 +1,5 @@
-"""Validation cases: microbenchmark kernels that isolate one GPU mechanism each.
+"""Validation cases: microbenchmark kernels that isolate one GPU mechanism each, and the example
+programs as whole-kernel cases never used for calibration (`programs.py`).
 
 `all_cases()` returns every case keyed by NAME, in module then definition order. The Case
 interface is described in `validation/cases/_case.py`.
@@ -10,7 +11,7 @@ import importlib
 import validation  # noqa: F401  (numpy shim before numba is imported)
 from validation.cases._case import Case
 
-MODULES = ("chase", "compute", "bandwidth", "coalesce", "banks", "divergence", "atomics", "waves")
+MODULES = ("chase", "compute", "bandwidth", "coalesce", "banks", "divergence", "atomics", "waves", "programs")
 
 
 def all_cases() -> dict[str, Case]:

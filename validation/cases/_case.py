@@ -11,6 +11,8 @@ A case isolates one hardware mechanism. It carries:
     reference(inp) -> dict         numpy reference of the checked outputs (a subset of run's keys)
     derive(out, inp) -> dict       optional: figures read from in-kernel clocks (cycles per step, ...)
     RTOL, ATOL                     tolerance of the check (0, 0: bit-exact)
+    SIGNATURE                      optional numba signature, for cases whose `run` builds arguments
+                                   that are not in `inp` (the program cases); else typeof(inp[a])
 
 Most cases are a single launch: `single_launch` builds `run` from the argument names, copying the
 arrays the kernel writes so that `run` never mutates `inp`.
@@ -39,6 +41,7 @@ class Case:
     ATOL: float = 0.0
     ARGS: tuple = field(default_factory=tuple)
     OUTPUTS: tuple = field(default_factory=tuple)
+    SIGNATURE: tuple | None = None  # numba types of the kernel's parameters, where ARGS cannot give them
 
     def check(self, out: dict, ref: dict) -> dict:
         """Compare outputs with the reference; returns {'passed', 'max_abs_err', 'keys'}."""
