@@ -23,6 +23,14 @@ EXACT = ["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pip
 SHOWN = ["l1tex__t_sector_hit_rate.pct", "lts__t_sector_hit_rate.pct", "dram__bytes_read.sum",
          "dram__bytes_write.sum", "sm__warps_active.avg.pct_of_peak_sustained_active", "smsp__inst_executed.sum"]
 LATENCY_CASES = {"chase_l1": "L1", "chase_l2": "L2", "chase_dram": "DRAM", "chase_shared": "shared"}
+# groups never used to fit the preset (`gpusim calibrate` reads only microbenchmarks): the held-out kernels
+HELD_OUT_GROUPS = {"programs"}
+THRESHOLDS = ROOT / "validation" / "thresholds.json"
+
+
+def counter_exceptions() -> dict:
+    """{case: {counter: {"within_pct", "why"}}}: counters known to differ, each with its bound and cause."""
+    return json.loads(THRESHOLDS.read_text()).get("counter_exceptions", {})
 
 
 def recorded_cases(data_dir: Path = DATA) -> list[dict]:
@@ -85,21 +93,39 @@ def pearson(x, y) -> float:
     return float(np.corrcoef(x, y)[0, 1]) if len(x) > 1 else float("nan")
 
 
+def _cycle_figures(rows: list[dict]) -> dict:
+    hw, sim = [r["hw_cycles"] for r in rows], [r["sim_cycles"] for r in rows]
+    return {"cases": len(rows),
+            "cycle_mape_pct": 100.0 * float(np.mean([abs(r["cycle_err"]) for r in rows])) if rows else float("nan"),
+            "cycle_pearson_r": float(np.corrcoef(hw, sim)[0, 1]) if len(rows) > 1 else float("nan"),
+            "cycle_pearson_r_log": pearson(hw, sim)}
+
+
+def counter_mismatches(rows: list[dict]) -> list[tuple]:
+    """(case, counter, hw, sim, exception or None) for every exact-tier counter that is not equal."""
+    exc = counter_exceptions()
+    return [(r["case"], k, h, s, exc.get(r["case"], {}).get(k)) for r in rows for k, (h, s) in r["exact"].items()
+            if h is not None and s is not None and not counter_matches(k, h, s, r)]
+
+
 def summarize(rows: list[dict]) -> dict:
-    errs = [abs(r["cycle_err"]) for r in rows]
-    exact_ok = sum(1 for r in rows for k, (h, s) in r["exact"].items()
-                   if h is not None and s is not None and counter_matches(k, h, s, r))
     exact_n = sum(1 for r in rows for k, (h, s) in r["exact"].items() if h is not None and s is not None)
+    bad = counter_mismatches(rows)
     lat = {r["latency"][0]: r["latency"][1:] for r in rows if "latency" in r}
     return {
-        "cases": len(rows),
-        "cycle_mape_pct": 100.0 * float(np.mean(errs)) if errs else float("nan"),
-        "cycle_pearson_r_log": pearson([r["hw_cycles"] for r in rows], [r["sim_cycles"] for r in rows]),
-        "cycle_pearson_r": float(np.corrcoef([r["hw_cycles"] for r in rows], [r["sim_cycles"] for r in rows])[0, 1]),
-        "exact_counters_matching": f"{exact_ok}/{exact_n}",
+        **_cycle_figures(rows),
+        "fitted": _cycle_figures([r for r in rows if r["group"] not in HELD_OUT_GROUPS]),
+        "held_out": _cycle_figures([r for r in rows if r["group"] in HELD_OUT_GROUPS]),
+        "exact_counters_matching": f"{exact_n - len(bad)}/{exact_n}",
+        "counter_exceptions_within_bound": sum(1 for _c, _k, h, s, e in bad if e and exception_holds(e, h, s)),
         "latency_errors_pct": {k: 100.0 * (s - h) / h for k, (h, s) in lat.items() if s},
         "outputs_correct": sum(r["passed"] for r in rows),
     }
+
+
+def exception_holds(exc: dict, hw, sim) -> bool:
+    """A known counter difference stays within its stated bound (percent of the H100's value)."""
+    return abs(sim - hw) <= exc["within_pct"] / 100.0 * max(abs(hw), 1.0)
 
 
 BANK_SLACK = 0.001
@@ -140,7 +166,11 @@ def write_report(rows: list[dict], summary: dict, spec, path: Path, plot: Path |
              f"**Summary:** {summary['cases']} cases, cycle MAPE {summary['cycle_mape_pct']:.1f}%, "
              f"Pearson r {summary['cycle_pearson_r']:.3f} (log-log {summary['cycle_pearson_r_log']:.3f}), "
              f"exact counters {summary['exact_counters_matching']}, outputs correct "
-             f"{summary['outputs_correct']}/{summary['cases']}.", ""]
+             f"{summary['outputs_correct']}/{summary['cases']}.", "",
+             f"- **Microbenchmarks** (the preset's latencies, bandwidths and overheads are fitted on these): "
+             f"{_figures_text(summary['fitted'])}.",
+             f"- **Programs, held out** (the example programs at their default sizes; never used for fitting): "
+             f"{_figures_text(summary['held_out'])}.", ""]
     if summary["latency_errors_pct"]:
         lines.append("Pointer-chase latency error: " + ", ".join(
             f"{k} {v:+.1f}%" for k, v in summary["latency_errors_pct"].items()) + "\n")
@@ -163,6 +193,16 @@ def write_report(rows: list[dict], summary: dict, spec, path: Path, plot: Path |
             f"| {pair(r, EXACT[0])} | {pair(r, EXACT[1])} | {pair(r, EXACT[4])} "
             f"| {pair(r, SHOWN[0], '{:.1f}')} | {pair(r, SHOWN[1], '{:.1f}')} | {pair(r, SHOWN[2])} "
             f"| {r['sim_seconds']:.1f} |")
+    bad = counter_mismatches(rows)
+    if bad:
+        lines += ["", "## Exact-tier counters that differ", "",
+                  "Each is a known difference with a stated bound and cause (`validation/thresholds.json`); "
+                  "one without an entry is a regression.", "",
+                  "| case | counter | H100 | gpusim | bound | cause |", "|---|---|---:|---:|---|---|"]
+        for case, key, h, s, exc in bad:
+            bound = "none: regression" if not exc else (
+                f"{exc['within_pct']}% {'holds' if exception_holds(exc, h, s) else 'EXCEEDED'}")
+            lines.append(f"| {case} | `{key}` | {h:,.0f} | {s:,.0f} | {bound} | {exc['why'] if exc else ''} |")
     lines += ["", "## Latencies (cycles per dependent step, in-kernel %clock64)", "",
               "| level | H100 | gpusim | error |", "|---|---:|---:|---:|"]
     for r in rows:
@@ -180,6 +220,11 @@ def write_report(rows: list[dict], summary: dict, spec, path: Path, plot: Path |
             cells.append(f"{h or 0:.1f}/{s or 0:.1f}")
         lines.append(f"| {r['case']} | " + " | ".join(cells) + " |")
     path.write_text("\n".join(lines) + "\n")
+
+
+def _figures_text(f: dict) -> str:
+    return (f"{f['cases']} cases, cycle MAPE {f['cycle_mape_pct']:.1f}%, Pearson r {f['cycle_pearson_r']:.3f} "
+            f"(log-log {f['cycle_pearson_r_log']:.3f})")
 
 
 def scatter(rows: list[dict], path: Path):

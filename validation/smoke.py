@@ -30,6 +30,8 @@ from validation.cases import (  # noqa: E402
     compute,
     divergence,
     programs,
+    shared_atomics,
+    stores,
     waves,
 )
 
@@ -51,6 +53,8 @@ def small_cases() -> list:
     out += [atomics._make(n, s, m, grid=2, block=64, reps=2) for n, (s, m) in atomics.MODES.items()]
     out += [waves._make("waves", "", waves.spin, 3, 32, cycles=2000),
             waves._make("smem", "", waves.spin_smem, 3, 64, cycles=2000)]
+    out += [stores._make(s, grid=2, block=32, per_thread=2) for s in stores.STRIDES]
+    out += [shared_atomics._make(n, m, s, grid=2, block=64, reps=3) for n, (m, s) in shared_atomics.MODES.items()]
     out += [programs._make(mod, mod.SMALL_SIZE) for name, mod in programs.all_programs().items()
             if name not in programs.SKIPPED]
     return out

@@ -32,6 +32,9 @@ from gpusim.timing.state_index import (
     K_LD_REQ,
     K_LD_SECT,
     K_LOCAL_SECT,
+    K_SH_AT_CONF,
+    K_SH_AT_REQ,
+    K_SH_AT_WF,
     K_SH_LD_CONF,
     K_SH_LD_REQ,
     K_SH_LD_WF,
@@ -126,7 +129,7 @@ def same_address_ways(addrs, mask):
 
 
 @njit(cache=True, _nrt=False, error_model="numpy")
-def shared_access(T, M, sm, now, is_store, atom):
+def shared_access(T, M, sm, pc, now, is_store, atom):
     size = M.tr_info[TI_SIZE]
     mask = M.tr_info[TI_MASK]
     wf = wavefronts(M.tr_addr, mask, size, T.cfg[C_NBANKS], T.buf, T.buf2)
@@ -136,7 +139,13 @@ def shared_access(T, M, sm, now, is_store, atom):
     for l in range(32):
         active += (mask >> l) & 1
     ideal = max(1, (active * size + 127) // 128)
-    if is_store:
+    T.pc_wavefronts[pc] += wf
+    T.pc_conflicts[pc] += max(0, wf - ideal)
+    if atom:              # ATOMS: counted apart from loads and stores, as ncu does (op_atom)
+        T.cnt[K_SH_AT_REQ] += 1
+        T.cnt[K_SH_AT_WF] += wf
+        T.cnt[K_SH_AT_CONF] += max(0, wf - ideal)
+    elif is_store:
         T.cnt[K_SH_ST_REQ] += 1
         T.cnt[K_SH_ST_WF] += wf
         T.cnt[K_SH_ST_CONF] += max(0, wf - ideal)
@@ -175,7 +184,7 @@ def memory_timing(T, M, sm, pc, now, w):
     is_store = M.tr_info[TI_STORE] != 0
     atom = M.tr_info[TI_ATOM] != 0
     if sp == oc.SP_SHARED:
-        return shared_access(T, M, sm, now, is_store and not atom, atom), 1
+        return shared_access(T, M, sm, pc, now, is_store, atom), 1
     if sp == oc.SP_GLOBAL:
         if atom:
             return global_atomic(T, M, sm, pc, now, w), 2

@@ -50,9 +50,10 @@ def run_timing(k, d, mem, pmem, g, b, spec, shared_mem, budget, regs_per_thread=
     cycles = max(int(env.now), int(T.drain[0]))     # outstanding stores and atomics drain first
     res = LaunchResult(kernel=d.name, grid=g, block=b, mode="timing", gpu=spec.name, decoded=d)
     res.metrics = functional_metrics(M, d)
-    res.metrics.update(timing_metrics(spec, M, T, occ, cycles))
+    res.metrics.update(timing_metrics(spec, d, M, T, occ, cycles))
     res.cycles = cycles
     res.per_pc = {"warp": M.pc_warp.copy(), "thread": M.pc_thread.copy(), "stall": T.pc_stall.copy(),
-                  "sectors": T.pc_sectors.copy(), "requests": T.pc_requests.copy()}
+                  "sectors": T.pc_sectors.copy(), "requests": T.pc_requests.copy(),
+                  "wavefronts": T.pc_wavefronts.copy(), "bank_conflicts": T.pc_conflicts.copy()}
     res.timing = {"occupancy": occ, "clock_mhz": spec.clock_mhz}
     return res

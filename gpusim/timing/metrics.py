@@ -1,6 +1,9 @@
 """Timing counters -> Nsight Compute-named metrics (pure functions of the state arrays)."""
 from __future__ import annotations
 
+import numpy as np
+
+from gpusim.isa import opcodes as oc
 from gpusim.memory.cache import dirty_sectors
 from gpusim.timing import state_index as ts
 
@@ -9,8 +12,19 @@ def _pct(a, b):
     return 100.0 * a / b if b else 0.0
 
 
-def timing_metrics(spec, M, T, occ, cycles: int) -> dict:
+def reduction_pcs(d, T) -> np.ndarray:
+    """pcs of global atomics that ptxas emits as reductions (RED): `red`, and `atom` whose old value
+    no instruction reads. ncu counts their requests under op_red, the others under op_atom."""
+    op = d.ins[:, oc.F_OP]
+    atomic = ((op == oc.OP["atom"]) | (op == oc.OP["red"])) & (d.ins[:, oc.F_SPACE] != oc.SPACE["shared"])
+    read = set(int(r) for r in T.srcregs.ravel() if r >= 0)
+    unused = np.array([all(int(r) < 0 or int(r) not in read for r in T.dstregs[pc]) for pc in range(d.n)], bool)
+    return np.flatnonzero(atomic & ((op == oc.OP["red"]) | unused))
+
+
+def timing_metrics(spec, d, M, T, occ, cycles: int) -> dict:
     c = T.cnt
+    red = int(T.pc_requests[reduction_pcs(d, T)].sum())
     issued = int(c[ts.K_ISSUED]) or 1
     active = [int(x) for x in T.sm_active]
     area = [int(x) for x in T.sm_area]
@@ -35,15 +49,21 @@ def timing_metrics(spec, M, T, occ, cycles: int) -> dict:
         "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum": int(c[ts.K_ST_REQ]),
         "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum": int(c[ts.K_ST_SECT]),
         "l1tex__t_sectors_pipe_lsu_mem_local_op.sum": int(c[ts.K_LOCAL_SECT]),
-        "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum": int(c[ts.K_ATOM_REQ]),
+        "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum": int(c[ts.K_ATOM_REQ]) - red,
+        "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum": red,
         "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": int(c[ts.K_SH_LD_WF]),
         "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum": int(c[ts.K_SH_ST_WF]),
         "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum": int(c[ts.K_SH_LD_CONF]),
         "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum": int(c[ts.K_SH_ST_CONF]),
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum": int(c[ts.K_SH_AT_WF]),
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum": int(c[ts.K_SH_AT_CONF]),
         "l1tex__t_sector_hit_rate.pct": _pct(c[ts.K_L1_HIT], c[ts.K_L1_LOOK]),
         "lts__t_sector_hit_rate.pct": _pct(c[ts.K_L2_HIT], c[ts.K_L2_LOOK]),
         "dram__bytes_read.sum": int(c[ts.K_DRAM_RD]),
-        "dram__bytes_write.sum": int(c[ts.K_DRAM_WR]) + 32 * dirty_sectors(T.l2_dirty),
+        # what reached DRAM during the kernel (write-backs of evicted lines), as ncu counts it; the
+        # dirty data still in the L2 when the kernel ends is reported apart: it costs no kernel time
+        "dram__bytes_write.sum": int(c[ts.K_DRAM_WR]),
+        "gpusim__l2_dirty_bytes_at_end.sum": 32 * dirty_sectors(T.l2_dirty),
     }
     for k, req in (("ld", ts.K_LD_REQ), ("st", ts.K_ST_REQ)):
         m[f"gpusim__sectors_per_request_global_{k}"] = c[req - 0 + 1] / c[req] if c[req] else 0.0

@@ -37,7 +37,7 @@ Timing = namedtuple("Timing", [
     "slice_free", "ch_free",
     "ic_tag", "ic_valid", "ic_dirty", "ic_rdy", "ic_lru", "wline", "wfetched", "ic_head",
     "srcregs", "dstregs",
-    "cnt", "stall", "pc_stall", "pc_sectors", "pc_requests",
+    "cnt", "stall", "pc_stall", "pc_sectors", "pc_requests", "pc_wavefronts", "pc_conflicts",
     "buf", "buf2",
 ])
 
@@ -108,6 +108,7 @@ def make_timing(spec, d, n_warps: int, n_ctas: int) -> Timing:
         cta_warps_left=z(C), done_ctas=z(C), ndone=z(1), drain=z(1),
         srcregs=src, dstregs=dst,
         cnt=z(NK), stall=z(NSTALL), pc_stall=z(d.n, NSTALL), pc_sectors=z(d.n), pc_requests=z(d.n),
+        pc_wavefronts=z(d.n), pc_conflicts=z(d.n),
         buf=z(512), buf2=z(512),
         **units,
     )

@@ -11,7 +11,8 @@ import importlib
 import validation  # noqa: F401  (numpy shim before numba is imported)
 from validation.cases._case import Case
 
-MODULES = ("chase", "compute", "bandwidth", "coalesce", "banks", "divergence", "atomics", "waves", "programs")
+MODULES = ("chase", "compute", "bandwidth", "coalesce", "banks", "divergence", "atomics", "waves", "stores",
+           "shared_atomics", "programs")
 
 
 def all_cases() -> dict[str, Case]:
