@@ -9,6 +9,16 @@ from gpusim.errors import GpusimError
 EXIT_USER = 2
 
 
+def _positive(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}")
+    return n
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="gpusim", description="A cycle-approximate GPU simulator for PTX kernels.")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -17,7 +27,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("target", help="program name (see `gpusim list`), FILE.ptx or FILE.cu")
     r.add_argument("--gpu", default="h100", help="preset name or a .toml override file (default h100)")
     r.add_argument("--mode", default=None, choices=["functional", "timing"],
-                   help="simulation mode (default: timing when available, else functional)")
+                   help="simulation mode (default: timing)")
     r.add_argument("--size", type=int, default=None, help="problem size (program-specific)")
     r.add_argument("--small", action="store_true", help="use the program's small test size")
     r.add_argument("--seed", type=int, default=0)
@@ -28,10 +38,17 @@ def _parser() -> argparse.ArgumentParser:
                    help="PTX kernel argument, repeat in order: f32[1024]=rand, i32[64]=arange, "
                         "f32[8]=fill:2.5, f32=2.5, i32=1024 (arrays are passed as pointers)")
     r.add_argument("--shared", type=int, default=0, help="dynamic shared memory bytes per block")
-    r.add_argument("--max-instructions", type=int, default=None, help="watchdog budget (warp instructions)")
+    r.add_argument("--regs", type=int, default=None, metavar="N",
+                   help="registers per thread, overriding the estimate (timing mode: sets occupancy)")
+    r.add_argument("--max-instructions", type=_positive, default=None,
+                   help="watchdog budget in warp instructions (default gpusim.launch.DEFAULT_BUDGET, 200 M): "
+                        "a kernel that executes more is stopped with an error naming the line it was at")
     r.add_argument("--lines", action="store_true", help="show the hottest PTX/source lines")
-    r.add_argument("--json", help="write every counter to this JSON file")
-    r.add_argument("--csv", help="write every counter to this CSV file")
+    r.add_argument("--json", help="write every counter to this JSON file, with per-PTX-line and per-source-line "
+                                  "counters under 'lines' and 'source_lines' of each launch")
+    r.add_argument("--csv", help="write every counter to this CSV file (launch,kernel,metric,value); the per-line "
+                                 "counters go to FILE with the suffix .lines.csv (one row per PTX line and per "
+                                 "source line, column 'level')")
     x = sub.add_parser("ptx", help="print the PTX of an example program")
     x.add_argument("program")
     v = sub.add_parser("validate", help="replay the recorded H100 cases and compare (no GPU needed)")

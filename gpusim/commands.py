@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gpusim import report
+from gpusim import report, report_lines
 from gpusim.errors import GpusimError, LaunchError
 from gpusim.launch import DEFAULT_BUDGET, launch
 from gpusim.presets import PRESETS, get_preset
@@ -82,8 +82,9 @@ def _launch_opts(opts):
 def cmd_run(args):
     target = args.target
     spec = get_preset(args.gpu)
-    budget = args.max_instructions or DEFAULT_BUDGET
-    opts = dict(gpu=spec, mode=_mode(args), shared_mem=args.shared, max_instructions=budget)
+    budget = DEFAULT_BUDGET if args.max_instructions is None else args.max_instructions
+    opts = dict(gpu=spec, mode=_mode(args), shared_mem=args.shared, max_instructions=budget,
+                regs_per_thread=args.regs)
     if target.endswith((".ptx", ".cu")):
         results, ok = _run_file(args, opts)
     else:
@@ -153,12 +154,18 @@ def _run_file(args, opts):
         args.kernel = names[0]
     k = mod[args.kernel]
     kargs = _parse_args(args.arg, args.seed)
-    r = launch(k, _dims(args.grid, "grid"), _dims(args.block, "block"), *kargs, **opts)
+    r = _launch_one(k, _dims(args.grid, "grid"), _dims(args.block, "block"), kargs, opts)
     for i, a in enumerate(kargs):
         if isinstance(a, np.ndarray):
             report.console.print(f"arg {i}: {a.dtype}[{a.size}] after the kernel: {np.array2string(a[:8])}"
                                  + (" ..." if a.size > 8 else ""))
     return [r], None
+
+
+def _launch_one(k, grid, block, kargs, opts):
+    """One launch with the progress bar that programs get."""
+    with report.progress() as bar:
+        return launch(k, grid, block, *kargs, **_launch_opts({**opts, "progress": bar}))
 
 
 def _run_ptx_program(name, opts, seed):
@@ -168,7 +175,7 @@ def _run_ptx_program(name, opts, seed):
     k = load_ptx(str(PTX_DIR / spec["file"]))[spec["kernel"]]
     kargs = _parse_args(spec["args"], seed)
     before = [a.copy() if isinstance(a, np.ndarray) else a for a in kargs]
-    r = launch(k, spec["grid"], spec["block"], *kargs, **opts)
+    r = _launch_one(k, spec["grid"], spec["block"], kargs, opts)
     ok = True
     for idx, expect in spec["reference"](before).items():
         if not np.allclose(kargs[idx], expect, rtol=spec.get("rtol", 0), atol=spec.get("atol", 0)):
@@ -189,17 +196,31 @@ def _show(results, args, ok):
                                                             f"(functional)"))
     report.console.print(report.opcode_table(results))
     if getattr(args, "lines", False):
-        report.console.print(report.lines_table(results[0]))
+        for t in report_lines.lines_tables(results[0]):
+            report.console.print(t)
     if args.json:
         Path(args.json).write_text(json.dumps([_export(r) for r in results], indent=1))
     if args.csv:
-        import csv
-        with open(args.csv, "w", newline="") as f:
-            w = csv.writer(f)
-            w.writerow(["launch", "kernel", "metric", "value"])
-            for i, r in enumerate(results):
-                for k, v in _flat(r.metrics).items():
-                    w.writerow([i, r.kernel, k, v])
+        _write_csv(Path(args.csv), results)
+
+
+def _write_csv(path: Path, results):
+    """Every metric to path (launch, kernel, metric, value) and the per-line counters, one table with a
+    row per PTX line and per source line (column level: ptx or source), to path with suffix .lines.csv."""
+    import csv
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["launch", "kernel", "metric", "value"])
+        for i, r in enumerate(results):
+            for k, v in _flat(r.metrics).items():
+                w.writerow([i, r.kernel, k, v])
+    lines = path.with_suffix(".lines.csv")
+    with open(lines, "w", newline="") as f:
+        w = csv.DictWriter(f, ["launch", "kernel", *report_lines.FLAT_FIELDS])
+        w.writeheader()
+        for i, r in enumerate(results):
+            w.writerows({"launch": i, "kernel": r.kernel, **row} for row in report_lines.flat_line_rows(r))
+    report.console.print(f"wrote the metrics to {path} and the per-line counters to {lines}")
 
 
 def _flat(metrics):
@@ -215,7 +236,8 @@ def _flat(metrics):
 
 def _export(r):
     return {"kernel": r.kernel, "grid": r.grid, "block": r.block, "gpu": r.gpu, "mode": r.mode,
-            "cycles": r.cycles, "metrics": r.metrics}
+            "cycles": r.cycles, "metrics": r.metrics, "lines": report_lines.per_line_counters(r),
+            "source_lines": report_lines.per_source_counters(r)}
 
 
 def cmd_validate(args):

@@ -14,7 +14,9 @@ from gpusim.presets import get_preset
 from gpusim.sm.executor import run_grid
 from gpusim.sm.state import make_mach, make_prog
 
-DEFAULT_BUDGET = 2_000_000_000     # warp instructions before the watchdog stops a launch
+# warp instructions before the watchdog stops a launch: ~1 minute of functional mode, ~8 of timing
+# mode on one core; the largest example program at its default size needs under 40 M
+DEFAULT_BUDGET = 200_000_000
 
 
 @dataclass
@@ -123,25 +125,54 @@ def _pack_params(k: PTXKernel, values: list) -> np.ndarray:
     return np.frombuffer(bytes(buf), np.uint8).copy()
 
 
-def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "functional", shared_mem: int = 0,
-           signature=None, max_instructions: int = DEFAULT_BUDGET, fma: bool = False, **opts) -> LaunchResult:
+def _max_block(spec) -> int:
+    """The most threads one block may have: the per-block limit, and no more than one SM holds."""
+    return min(spec.sm.max_threads_per_cta, spec.sm.max_threads, 32 * spec.sm.max_warps)
+
+
+def _check_regs(regs_per_thread, spec):
+    """A user's registers-per-thread override: a positive int no larger than the preset allows."""
+    if regs_per_thread is None:
+        return
+    if isinstance(regs_per_thread, (bool, np.bool_)) or not isinstance(regs_per_thread, (int, np.integer)):
+        raise LaunchError(f"regs_per_thread must be an int, got {regs_per_thread!r}")
+    if regs_per_thread < 1:
+        raise LaunchError(f"regs_per_thread must be at least 1, got {regs_per_thread}")
+    if regs_per_thread > spec.sm.max_regs_per_thread:
+        raise LaunchError(f"regs_per_thread {regs_per_thread} exceeds the {spec.sm.max_regs_per_thread} "
+                          f"registers a thread may use on {spec.name} (sm.max_regs_per_thread)")
+
+
+def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", shared_mem: int = 0,
+           signature=None, max_instructions: int = DEFAULT_BUDGET, fma: bool = False,
+           regs_per_thread: int | None = None, **opts) -> LaunchResult:
     """Run `kernel[grid, block](*args)` on the simulated GPU `gpu`.
 
     numpy arrays are copied to simulated device memory and back in place afterwards (as numba.cuda
-    does for host arrays). mode: "functional" (results and instruction counters) or "timing".
+    does for host arrays). mode: "timing" (the default: results, instruction counters, cycles and
+    the timing counters) or "functional" (results and instruction counters only, much faster).
+    regs_per_thread overrides the registers-per-thread estimate (timing mode: it sets occupancy).
     """
     import time
     if mode not in ("functional", "timing"):
         raise LaunchError(f"mode must be 'functional' or 'timing', got {mode!r}")
+    if not isinstance(max_instructions, (int, np.integer)) or max_instructions < 1:
+        raise LaunchError(f"max_instructions must be a positive whole number, got {max_instructions!r}")
     spec = get_preset(gpu) if isinstance(gpu, str) else gpu
     g, b = _dim3(grid, "grid"), _dim3(block, "block")
     nthreads = b[0] * b[1] * b[2]
-    if nthreads > spec.sm.max_threads_per_cta:
-        raise LaunchError(f"block of {nthreads} threads exceeds the {spec.sm.max_threads_per_cta} allowed per block")
+    if nthreads > _max_block(spec):
+        raise LaunchError(f"block of {nthreads} threads exceeds the {_max_block(spec)} allowed per block "
+                          f"on {spec.name}")
     if g[1] > 65535 or g[2] > 65535 or g[0] > 2**31 - 1:
         raise LaunchError(f"grid {g} exceeds the limits (2^31-1, 65535, 65535)")
+    _check_regs(regs_per_thread, spec)
     k = _resolve(kernel, args, signature, fma)
     d = k.decoded
+    if mode == "timing" and regs_per_thread is None and d.regs_per_thread > spec.sm.max_regs_per_thread:
+        # ptxas never allocates more than the maximum: it spills the rest to local memory. The
+        # estimate is capped the same way (the spill traffic itself is not modelled).
+        regs_per_thread = spec.sm.max_regs_per_thread
     mem = DeviceMemory(d.globals_size, d.global_inits)
     copies: list = []
     values = _flatten_args(k, args, mem, copies)
@@ -153,7 +184,8 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "functiona
             from gpusim.timing.engine import run_timing
         except ImportError:
             raise NotImplementedError("timing mode is not built yet") from None
-        res = run_timing(k, d, mem, pmem, g, b, spec, shared_mem, max_instructions, **opts)
+        res = run_timing(k, d, mem, pmem, g, b, spec, shared_mem, max_instructions,
+                         regs_per_thread=regs_per_thread, **opts)
     else:
         res = _run_functional(k, d, mem, pmem, g, b, spec, shared_mem, max_instructions)
     res.wall_s = time.perf_counter() - t0

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
@@ -85,37 +84,6 @@ def short_name(name: str) -> str:
     return last
 
 
-def lines_table(r, top: int = 15) -> Table:
-    """Hottest PTX lines by warp instructions executed, with their source line."""
-    d = r.decoded
-    warp = r.per_pc.get("warp")
-    t = Table(title="hottest lines (by cycles spent, else by warp instructions)", title_justify="left")
-    for c in ("PTX line", "source", "instruction", "warp inst", "thread inst"):
-        t.add_column(c, justify="right" if "inst" in c and c != "instruction" else "left",
-                     no_wrap=c != "instruction", overflow="ellipsis")
-    extra = stall_lines_columns(r)
-    for name in extra:
-        t.add_column(name, justify="right", no_wrap=True)
-    stall = r.per_pc.get("stall")
-    weight = stall.sum(axis=1) if stall is not None else warp
-    order = sorted(range(len(warp)), key=lambda pc: (-weight[pc], -warp[pc]))[:top]
-    for pc in order:
-        if warp[pc] == 0:
-            break
-        src = d.src_lines[pc]
-        row = [str(d.ptx_lines[pc]), f"{Path(src[0]).name}:{src[1]}" if src else "", _short_text(d.texts[pc]),
-               fmt(int(warp[pc])), fmt(int(r.per_pc['thread'][pc]))]
-        row += [v[pc] for v in extra.values()]
-        t.add_row(*row)
-    return t
-
-
-def _short_text(text: str) -> str:
-    """An instruction with long (mangled) symbol names cut down."""
-    import re
-    return re.sub(r"(_ZN\w{12})\w+", r"\1...", " ".join(text.split()))[:60]
-
-
 def _stall_rows(m: dict, top: int = 6):
     pre, post = "smsp__average_warps_issue_stalled_", "_per_issue_active.ratio"
     rows = [(k[len(pre):-len(post)], v) for k, v in m.items() if k.startswith(pre) and k.endswith(post)]
@@ -166,20 +134,3 @@ def _ratio(m, k):
     req = m.get(f"l1tex__t_requests_pipe_lsu_mem_global_op_{k}.sum", 0)
     sec = m.get(f"l1tex__t_sectors_pipe_lsu_mem_global_op_{k}.sum", 0)
     return f"{sec / req:.2f}" if req else "-"
-
-
-def stall_lines_columns(r) -> dict:
-    """Extra --lines columns in timing mode: the top stall reason and sectors per request."""
-    from gpusim.timing.state_index import STALLS
-    st = r.per_pc.get("stall")
-    if st is None:
-        return {}
-    top = []
-    for pc in range(st.shape[0]):
-        row = st[pc].copy()
-        row[STALLS.index("selected")] = 0
-        k = int(row.argmax())
-        top.append(f"{STALLS[k]} {int(row[k]):,}" if row[k] else "")
-    req, sec = r.per_pc["requests"], r.per_pc["sectors"]
-    spr = [f"{sec[pc] / req[pc]:.1f}" if req[pc] else "" for pc in range(len(req))]
-    return {"top stall (cycles)": top, "sectors/req": spr}

@@ -232,7 +232,7 @@ DONE:
 """
     text = kernel(body)
     with pytest.raises(KernelFault) as e:
-        run_ptx(text, "k", 1, 64, np.zeros(4, np.uint32))
+        run_ptx(text, "k", 1, 64, np.zeros(4, np.uint32), mode="functional")
     msg = str(e.value)
     assert "deadlock" in msg and "block (0, 0, 0)" in msg
     assert re.search(rf"<ptx>:({line_of(text, 'bar.sync 0')}|{line_of(text, 'bar.sync 1')})", msg)
@@ -241,7 +241,7 @@ DONE:
 def test_barrier_expecting_more_threads_than_the_block_has_is_a_deadlock():
     text = kernel("    bar.sync 0, 64;\n")
     with pytest.raises(KernelFault, match="deadlock"):
-        run_ptx(text, "k", 1, 32, np.zeros(4, np.uint32))
+        run_ptx(text, "k", 1, 32, np.zeros(4, np.uint32), mode="functional")
 
 
 def test_runaway_loop_hits_the_watchdog():

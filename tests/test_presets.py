@@ -57,6 +57,13 @@ def test_unknown_key_is_an_error_naming_its_path(changes, path):
     ({"l1.mshrs": 0}, "l1.mshrs"),
     ({"l2": {"slices": 95}}, "l2.partitions"),
     ({"noc.port_bandwidth": 0.0}, "noc.port_bandwidth"),
+    ({"l1.assoc": 0}, "l1.assoc"),
+    ({"l2.assoc": 0}, "l2.assoc"),
+    ({"l1.size": 0}, "l1.size"),
+    ({"l1": {"size": 1024, "assoc": 16}}, "l1.size"),        # 16 ways of 128 B need 2 KB
+    ({"l2.size": 0}, "l2.size"),
+    ({"l2.slices": 0}, "l2.slices"),
+    ({"l2.partitions": 0}, "l2.partitions"),
 ])
 def test_bad_value_is_an_error_naming_its_path(changes, path):
     with pytest.raises(ConfigError, match=f"bad value for '{path}'"):
@@ -112,3 +119,31 @@ def test_bad_config_file_on_the_command_line_is_one_line_and_exit_2(tmp_path, ca
     assert main(["run", "vecadd", "--small", "--gpu", str(f)]) == 2
     err = capsys.readouterr().err
     assert "l1.latncy" in err and "Traceback" not in err
+
+
+CACHE_MISTAKES = [
+    ("[l1]\nassoc = 0\n", "l1.assoc"),
+    ("[l2]\nassoc = 0\n", "l2.assoc"),
+    ("[l1]\nsize = 0\n", "l1.size"),
+    ("[l2]\nsize = 100\n", "l2.size"),
+    ("[l2]\nslices = 0\n", "l2.slices"),
+]
+
+
+@pytest.mark.parametrize("text, path", CACHE_MISTAKES)
+def test_toml_cache_geometry_that_cannot_work_names_its_key(tmp_path, text, path):
+    f = tmp_path / "bad.toml"
+    f.write_text(text)
+    with pytest.raises(ConfigError, match=f"bad value for '{path}'") as e:
+        get_preset(str(f))
+    assert str(f) in str(e.value)
+
+
+@pytest.mark.parametrize("text, path", CACHE_MISTAKES)
+def test_cache_geometry_mistake_on_the_command_line_is_one_line_and_exit_2(tmp_path, capsys, text, path):
+    f = tmp_path / "bad.toml"
+    f.write_text(text)
+    assert main(["run", "vecadd", "--small", "--gpu", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert f"bad value for '{path}'" in err and "Traceback" not in err
+    assert err.startswith("gpusim: error: ") and err.count("\n") == 1, err

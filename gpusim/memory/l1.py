@@ -31,8 +31,11 @@ class L1Spec:
         from gpusim.errors import ConfigError
         if self.mshrs < 1:
             raise ConfigError(f"bad value for '{prefix}mshrs': must be at least 1")
-        if self.size < 128 * self.assoc:
-            raise ConfigError(f"bad value for '{prefix}size': must hold at least one set")
+        if self.assoc < 1:
+            raise ConfigError(f"bad value for '{prefix}assoc': must be at least 1 way, got {self.assoc}")
+        if self.size < 128 * self.assoc:      # 128-B lines (gpusim/memory/cache.py)
+            raise ConfigError(f"bad value for '{prefix}size': must hold at least one set "
+                              f"({self.assoc} ways of 128-B lines = {128 * self.assoc} B), got {self.size}")
 
 
 def make_state(spec: L1Spec, n_sm: int) -> dict:

@@ -45,9 +45,16 @@ class L2Spec:
 
     def validate(self, prefix: str = "") -> None:
         from gpusim.errors import ConfigError
-        if self.slices < 1 or self.partitions < 1 or self.slices % self.partitions:
+        if self.slices < 1:
+            raise ConfigError(f"bad value for '{prefix}slices': must be at least 1, got {self.slices}")
+        if self.partitions < 1 or self.slices % self.partitions:
             raise ConfigError(f"bad value for '{prefix}partitions': slices ({self.slices}) must split evenly "
                               f"into partitions ({self.partitions})")
+        if self.assoc < 1:
+            raise ConfigError(f"bad value for '{prefix}assoc': must be at least 1 way, got {self.assoc}")
+        if self.size < 128 * self.assoc:      # 128-B lines (gpusim/memory/cache.py)
+            raise ConfigError(f"bad value for '{prefix}size': must hold at least one set "
+                              f"({self.assoc} ways of 128-B lines = {128 * self.assoc} B), got {self.size}")
         if self.bandwidth <= 0:
             raise ConfigError(f"bad value for '{prefix}bandwidth': must be positive")
 

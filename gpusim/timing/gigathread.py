@@ -10,8 +10,12 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass
 
+import numpy as np
+
+from gpusim.isa import opcodes as oc
+from gpusim.sm.state import W_BARRIER, W_DONE, W_FREE
 from gpusim.spec import param
-from gpusim.timing.core import A_CTA_DONE, A_FAULT, advance, dispatch
+from gpusim.timing.core import A_CTA_DONE, A_FAULT, A_IDLE, advance, dispatch
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,22 @@ class GigaThread:
         if self.progress is not None and (self.retired % 64 == 0 or self.retired == self.total):
             self.progress(self.retired, self.total)
 
+    def _deadlock(self):
+        """No warp can ever issue again while CTAs are resident: some wait at a barrier that the
+        others cannot reach (they exited, or wait at another). Record it as the executor does."""
+        M = self.M
+        self.fault = True
+        stuck = np.flatnonzero(M.wstat == W_BARRIER)
+        if stuck.size == 0:
+            stuck = np.flatnonzero((M.wstat != W_DONE) & (M.wstat != W_FREE))
+        w = int(stuck[0])
+        c, b = int(M.wcta[w]), int(M.wbar[w])
+        M.err[oc.EW_CODE] = oc.E_DEADLOCK
+        M.err[oc.EW_WARP] = w
+        M.err[oc.EW_PC] = M.spc[w, max(int(M.sp[w]) - 1, 0)]
+        M.err[oc.EW_ADDR] = M.bar_arrived[c, b]
+        M.err[oc.EW_SIZE] = M.cta_live[c]
+
     def process(self, env):
         """simpy process: dispatch, let the SM core run until CTAs finish, retire them, repeat."""
         self._fill(int(env.now))
@@ -76,7 +96,10 @@ class GigaThread:
                 self._retire()
                 self._fill(int(env.now))
                 continue
+            if why == A_IDLE and any(self.resident):
+                self._deadlock()
+                return
             if self.next_cta >= self.total:
                 self.end = int(env.now)
                 return
-            self._fill(int(env.now))     # idle but CTAs remain (cannot happen within limits)
+            self._fill(int(env.now))     # idle, nothing resident, CTAs remain: dispatch them

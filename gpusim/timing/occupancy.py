@@ -7,7 +7,7 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class Occupancy:
     ctas_per_sm: int
-    limiter: str                # 'warps' | 'blocks' | 'registers' | 'shared_mem'
+    limiter: str                # 'warps' (resident warps or threads) | 'blocks' | 'registers' | 'shared_mem'
     limits: dict                # resource -> CTAs per SM it allows
     warps_per_cta: int
     regs_per_thread: int
@@ -26,11 +26,15 @@ def _round_up(x: int, unit: int) -> int:
 
 
 def occupancy(spec, nthreads: int, regs_per_thread: int, smem_bytes: int, n_ctas: int) -> Occupancy:
+    """CTAs of `nthreads` threads, `regs_per_thread` registers and `smem_bytes` of shared memory
+    (static + dynamic) that one SM holds at once, each resource's limit, and the binding one."""
     warps = (nthreads + 31) // 32
     regs_per_warp = _round_up(regs_per_thread * 32, spec.sm.reg_alloc_unit)
     smem = _round_up(smem_bytes + spec.sm.smem_per_cta_reserved, spec.sm.smem_alloc_unit)
     limits = {
-        "warps": spec.sm.max_warps // warps,
+        # resident warps and resident threads (whole warps: a partial warp holds all 32 thread
+        # slots) are one limiter, as ncu's launch__occupancy_limit_warps counts them
+        "warps": min(spec.sm.max_warps // warps, spec.sm.max_threads // (32 * warps)),
         "blocks": spec.sm.max_ctas,
         "registers": spec.sm.regs // (regs_per_warp * warps) if regs_per_warp else spec.sm.max_ctas,
         "shared_mem": spec.sm.smem // smem if smem_bytes > 0 else spec.sm.max_ctas,
