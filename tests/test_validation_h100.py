@@ -1,10 +1,12 @@
 """gpusim against the recorded H100 measurements (no GPU needed): committed accuracy thresholds.
 
 Tiers: sector and request counts must match exactly, shared-memory wavefronts and bank conflicts
-within ncu's per-launch excess (0.1%, see gpusim.validate.counter_matches); pointer-chase
-latencies within 10%; cycles within the per-case bound and a subset MAPE bound from
-validation/thresholds.json. The subset is the recorded cases that simulate in about a second each
-(`gpusim validate` runs all of them and writes validation/REPORT.md).
+within ncu's per-launch excess (0.1%, see gpusim.validate.counter_matches), except the few
+counters listed with a bound and a cause in validation/thresholds.json (counter_exceptions), which
+must stay within that bound; pointer-chase latencies within 10%; cycles within the per-case bound;
+MAPE bounds for the microbenchmarks (fitted) and, apart, for the held-out programs. The subset is
+the recorded cases that simulate in a few seconds each (`gpusim validate` runs all of them and
+writes validation/REPORT.md).
 """
 import json
 from pathlib import Path
@@ -12,7 +14,16 @@ from pathlib import Path
 import pytest
 
 from gpusim.presets import H100
-from gpusim.validate import EXACT, compare, counter_matches, recorded_cases, simulate
+from gpusim.validate import (
+    EXACT,
+    HELD_OUT_GROUPS,
+    compare,
+    counter_exceptions,
+    counter_matches,
+    exception_holds,
+    recorded_cases,
+    simulate,
+)
 
 THRESHOLDS = json.loads((Path(__file__).resolve().parents[1] / "validation" / "thresholds.json").read_text())
 RECORDS = {r["case"]: r for r in recorded_cases()}
@@ -38,7 +49,11 @@ def test_case_output_is_correct_and_counters_match_exactly(rows, name):
         hw, sim = r["exact"][key]
         if hw is None:
             continue
-        assert counter_matches(key, hw, sim, r), f"{name}: {key} H100 {hw} vs gpusim {sim}"
+        known = counter_exceptions().get(name, {}).get(key)
+        if known:
+            assert exception_holds(known, key, hw, sim, r), f"{name}: {key} H100 {hw} vs gpusim {sim} beyond {known}"
+        else:
+            assert counter_matches(key, hw, sim, r), f"{name}: {key} H100 {hw} vs gpusim {sim}"
 
 
 @pytest.mark.parametrize("name", [n for n in FAST if n.startswith("chase_")])
@@ -53,7 +68,17 @@ def test_case_cycles_within_committed_bound(rows, name):
     assert abs(rows[name]["cycle_err"]) <= bound, f"{name}: {100 * rows[name]['cycle_err']:+.1f}%"
 
 
-def test_subset_cycle_mape_within_committed_bound(rows):
+@pytest.mark.parametrize("held_out, bound", [(False, "subset_cycle_mape"), (True, "held_out_subset_cycle_mape")])
+def test_subset_cycle_mape_within_committed_bound(rows, held_out, bound):
     import numpy as np
-    mape = float(np.mean([abs(r["cycle_err"]) for r in rows.values()]))
-    assert mape <= THRESHOLDS["subset_cycle_mape"], f"MAPE {100 * mape:.1f}%"
+    errs = [abs(r["cycle_err"]) for r in rows.values() if (r["group"] in HELD_OUT_GROUPS) == held_out]
+    assert errs, "the CI subset has no such cases"
+    mape = float(np.mean(errs))
+    assert mape <= THRESHOLDS[bound], f"MAPE {100 * mape:.1f}% over {len(errs)} cases"
+
+
+def test_every_counter_exception_names_a_recorded_case_and_an_exact_counter():
+    for case, counters in counter_exceptions().items():
+        assert case in RECORDS, case
+        for key, exc in counters.items():
+            assert key in EXACT and exc["why"] and exc["within_pct"] > 0, (case, key)
