@@ -72,6 +72,12 @@ def _resolve(kernel, args, signature, fma=False) -> PTXKernel:
         raise LaunchError(f"kernel must be a numba.cuda kernel, a Python function or a PTX kernel, got {kernel!r}")
     if signature is not None:
         sig = signature
+        if isinstance(sig, str):         # numba's text form, e.g. "void(float32[::1], int64)"
+            from numba.core import sigutils
+            try:
+                sig = sigutils.normalize_signature(sig)[0]
+            except Exception as e:  # noqa: BLE001  (numba raises several kinds for bad text)
+                raise LaunchError(f"cannot read signature {signature!r}: {e}") from None
         if hasattr(sig, "args"):
             sig = sig.args
         sig = tuple(sig)
@@ -167,8 +173,15 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
     if g[1] > 65535 or g[2] > 65535 or g[0] > 2**31 - 1:
         raise LaunchError(f"grid {g} exceeds the limits (2^31-1, 65535, 65535)")
     _check_regs(regs_per_thread, spec)
+    progress = opts.pop("progress", None)
+    if opts:
+        raise LaunchError(f"unknown launch option(s): {', '.join(sorted(opts))}")
     k = _resolve(kernel, args, signature, fma)
     d = k.decoded
+    smem_limit = spec.sm.smem - spec.sm.smem_per_cta_reserved
+    if shared_mem < 0 or d.shared_static + shared_mem > smem_limit:
+        raise LaunchError(f"a block needs {d.shared_static} bytes of static and {shared_mem} of dynamic shared "
+                          f"memory; {spec.name} has {smem_limit} per block at most")
     if mode == "timing" and regs_per_thread is None and d.regs_per_thread > spec.sm.max_regs_per_thread:
         # ptxas never allocates more than the maximum: it spills the rest to local memory. The
         # estimate is capped the same way (the spill traffic itself is not modelled).
@@ -185,7 +198,7 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
         except ImportError:
             raise NotImplementedError("timing mode is not built yet") from None
         res = run_timing(k, d, mem, pmem, g, b, spec, shared_mem, max_instructions,
-                         regs_per_thread=regs_per_thread, **opts)
+                         regs_per_thread=regs_per_thread, progress=progress)
     else:
         res = _run_functional(k, d, mem, pmem, g, b, spec, shared_mem, max_instructions)
     res.wall_s = time.perf_counter() - t0

@@ -4,6 +4,7 @@ out-of-bounds access, a barrier that can never complete, a runaway kernel, CUDA 
 import numpy as np
 import pytest
 from conftest import HEADER
+from numba import cuda
 
 from gpusim.cli import main
 
@@ -96,3 +97,49 @@ def test_cuda_c_without_nvcc_says_so(tmp_path, capsys, monkeypatch):
     err = _one_line_error(capsys, ["run", str(f), "--kernel", "k", "--grid", "1", "--block", "32",
                                    "--arg", "f32[32]=zeros"])
     assert "nvcc" in err
+
+
+SCALE = HEADER + """
+.visible .entry scale(.param .u64 x)
+{
+    ret;
+}
+"""
+
+
+@pytest.mark.parametrize("mode", ["functional", "timing"])
+def test_shared_memory_beyond_the_preset_is_a_launch_error_in_both_modes(mode):
+    import gpusim
+    from gpusim.errors import LaunchError
+    k = gpusim.load_ptx(SCALE)["scale"]
+    with pytest.raises(LaunchError, match="shared"):
+        gpusim.launch(k, 1, 32, np.zeros(4, np.float32), shared_mem=1 << 30, mode=mode)
+
+
+@pytest.mark.parametrize("mode", ["functional", "timing"])
+def test_unknown_launch_option_is_named_in_both_modes(mode):
+    import gpusim
+    from gpusim.errors import LaunchError
+    k = gpusim.load_ptx(SCALE)["scale"]
+    with pytest.raises(LaunchError, match="fast_math"):
+        gpusim.launch(k, 1, 32, np.zeros(4, np.float32), mode=mode, fast_math=True)
+
+
+def add_one(x):
+    i = cuda.grid(1)
+    if i < x.size:
+        x[i] += 1
+
+
+def test_signature_may_be_numba_text():
+    import gpusim
+    x = np.arange(40, dtype=np.int32)
+    gpusim.launch(add_one, 1, 64, x, signature="void(int32[::1])", mode="functional")
+    np.testing.assert_array_equal(x, np.arange(40, dtype=np.int32) + 1)
+
+
+def test_unreadable_signature_text_is_a_launch_error():
+    import gpusim
+    from gpusim.errors import LaunchError
+    with pytest.raises(LaunchError, match="signature"):
+        gpusim.launch(lambda x: None, 1, 32, np.zeros(4, np.int32), signature="void(int33[::1])")

@@ -12,17 +12,13 @@ from gpusim.timing.occupancy import occupancy
 from gpusim.timing.state import make_timing
 
 
-def run_timing(k, d, mem, pmem, g, b, spec, shared_mem, budget, regs_per_thread=None, progress=None, **opts):
+def run_timing(k, d, mem, pmem, g, b, spec, shared_mem, budget, regs_per_thread=None, progress=None):
+    """launch() has checked the launch shape, shared memory and options."""
     from gpusim.launch import LaunchResult, fault_message, functional_metrics
-    if opts:
-        raise LaunchError(f"unknown launch option(s): {', '.join(sorted(opts))}")
     nthreads = b[0] * b[1] * b[2]
     total = g[0] * g[1] * g[2]
     regs = regs_per_thread or d.regs_per_thread
     smem = d.shared_static + shared_mem
-    if smem > spec.sm.smem - spec.sm.smem_per_cta_reserved:
-        raise LaunchError(f"a block needs {smem} bytes of shared memory; {spec.name} has "
-                          f"{spec.sm.smem - spec.sm.smem_per_cta_reserved} per block at most")
     if regs * nthreads > spec.sm.regs:
         raise LaunchError(f"a block of {nthreads} threads x {regs} registers exceeds the {spec.sm.regs} "
                           "registers of an SM")
