@@ -111,6 +111,23 @@ SKIP:
     assert (out["va"][inside] == 1).all()
 
 
+def test_vote_and_redux_combine_only_the_lanes_their_membermask_names():
+    """Converged warp, membermask 0x0000FFFF: lanes 16-31 are active but not named."""
+    body = """
+    setp.ne.u32 %p, %z_tid, 3;
+    vote.sync.ballot.b32 %vb, %p, 0x0000ffff;
+    vote.sync.all.pred %va, %p, 0x0000fff0;
+    vote.sync.any.pred %vy, %q, 0x0000ffff;
+    redux.sync.add.u32 %rs, %z_tid, 0x0000ffff;
+    """
+    out = run_lanes("setp.ge.u32 %q, %z_tid, 16;" + body, outs={"vb": "b32", "va": "pred", "vy": "pred", "rs": "u32"},
+                    regs={"p": "pred", "q": "pred"})
+    assert (out["vb"] == 0xFFFF ^ (1 << 3)).all()      # lanes 16-31 do not contribute
+    assert (out["va"] == 1).all()                      # lane 3 (the only false one) is not named
+    assert (out["vy"] == 0).all()                      # q holds only on lanes 16-31
+    assert (out["rs"] == sum(range(16))).all()
+
+
 def test_activemask_is_full_after_reconvergence_and_partial_inside_branches():
     body = """
     activemask.b32 %before;

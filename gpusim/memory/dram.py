@@ -19,7 +19,7 @@ from gpusim.timing.state_index import C_DRAM_LAT, C_DRAM_PAIR, F_DRAM_BW_CH, K_D
 @dataclass(frozen=True)
 class DRAMSpec:
     """Device memory behind the L2."""
-    latency: int = param(406, "cycles", "beyond the L2 on a miss (fitted: chase_dram, 681.9 cycles per step)")
+    latency: int = param(407, "cycles", "beyond the L2 on a miss (fitted: chase_dram, 689.0 cycles per step)")
     bandwidth: float = param(2.9e12 / 1980e6, "B/cycle", "whole-GPU bandwidth (HBM3, ~2.9 TB/s at 1980 MHz)")
     channels: int = param(80, "count", "independent channels (HBM3: 5 stacks x 16)")
     fetch_bytes: int = param(64, "B", "access granularity: a lone 32-B sector miss fetches its 64-B pair")

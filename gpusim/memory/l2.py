@@ -37,8 +37,8 @@ class L2Spec:
     assoc: int = param(16, "ways", "associativity")
     slices: int = param(96, "count", "slices, each with its own tag pipeline and bandwidth share")
     partitions: int = param(2, "count", "partitions; slices of the other partition are reached over the fabric")
-    latency: int = param(216, "cycles", "near-partition hit, L1 miss to data back at the SM (fitted: "
-                                        "chase_l2, 275.6 cycles per step)")
+    latency: int = param(223, "cycles", "near-partition hit, L1 miss to data back at the SM (fitted: "
+                                        "chase_l2, 282.7 cycles per step)")
     bandwidth: float = param(2.7e12 / 1980e6 * 1.9, "B/cycle", "whole-GPU L2 bandwidth")
     atomic_latency: int = param(300, "cycles", "a global atomic's round trip when it does not wait")
     atomic_interval: float = param(1.46, "cycles", "slice time per atomic operation on one sector (fitted: atomics)")

@@ -1,4 +1,10 @@
-"""Warp-wide instructions: shfl.sync, vote.sync, activemask, redux.sync (numba)."""
+"""Warp-wide instructions: shfl.sync, vote.sync, activemask, redux.sync (numba).
+
+The `.sync` forms take a membermask (their last source): vote and redux combine the active lanes
+that membermask names, as PTX defines them (`vote.sync.ballot.b32 d, p, 0xFFFF` sees lanes 0-15
+only). A shfl whose source lane is outside membermask reads that lane's value (PTX leaves it
+undefined). An executing lane outside its own membermask is undefined behaviour in PTX; gpusim
+gives it the result of the named lanes."""
 from __future__ import annotations
 
 import numpy as np
@@ -46,18 +52,30 @@ def exec_shfl(P, M, i, w, mask):
 
 
 @njit(cache=True, _nrt=False, error_model="numpy")
+def members(P, M, i, w, mask, slot):
+    """The active lanes that the membermask operand in `slot` names (all active lanes if it is absent)."""
+    if P.ins[i, oc.F_NSRC] <= slot - oc.S0:
+        return mask
+    for l in range(32):
+        if (mask >> l) & 1:
+            return mask & (bits(P, M, i, slot, w, l) & 0xFFFFFFFF)
+    return mask
+
+
+@njit(cache=True, _nrt=False, error_model="numpy")
 def exec_vote(P, M, i, w, mask):
     mode = P.ins[i, oc.F_MOD]
+    named = members(P, M, i, w, mask, oc.S0 + 1)
     ballot = np.int64(0)
     for l in range(32):
-        if (mask >> l) & 1 and bits(P, M, i, oc.S0, w, l) & 1:
+        if (named >> l) & 1 and bits(P, M, i, oc.S0, w, l) & 1:
             ballot |= np.int64(1) << l
     if mode == 0:
-        r = 1 if ballot == mask else 0
+        r = 1 if ballot == named else 0
     elif mode == 1:
         r = 1 if ballot != 0 else 0
     elif mode == 2:
-        r = 1 if (ballot == mask or ballot == 0) else 0
+        r = 1 if (ballot == named or ballot == 0) else 0
     else:
         r = ballot
     for l in range(32):
@@ -77,10 +95,11 @@ def exec_redux(P, M, i, w, mask):
     op = P.ins[i, oc.F_MOD]
     ty = P.ins[i, oc.F_TYPE]
     signed = P.tkind[ty] == K_SINT
+    named = members(P, M, i, w, mask, oc.S0 + 1)
     acc = np.int64(0)
     first = True
     for l in range(32):
-        if not (mask >> l) & 1:
+        if not (named >> l) & 1:
             continue
         v = bits(P, M, i, oc.S0, w, l)
         v = sext(v, 4) if signed else zext(v, 4)

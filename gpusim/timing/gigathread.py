@@ -21,7 +21,7 @@ from gpusim.timing.core import A_CTA_DONE, A_FAULT, A_IDLE, advance, dispatch
 @dataclass(frozen=True)
 class GigaThreadSpec:
     """Kernel launch and CTA dispatch."""
-    launch_overhead: int = param(3218, "cycles", "from the launch to the first CTA dispatch (fitted: launch_empty)")
+    launch_overhead: int = param(3175, "cycles", "from the launch to the first CTA dispatch (fitted: launch_empty)")
     cta_launch_latency: int = param(180, "cycles", "from a CTA's dispatch to its warps' first issue")
 
 
