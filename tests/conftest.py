@@ -33,6 +33,21 @@ NUMPY = {
     "pred": np.uint32,
 }  # fmt: skip
 HEADER = ".version 8.0\n.target sm_90\n.address_size 64\n"
+KERNEL = HEADER + """
+.visible .entry k(.param .u64 out)
+{{
+    .reg .u32 %r<8>;
+    .reg .u64 %rd<8>;
+    .reg .pred %p<4>;
+{body}
+    ret;
+}}
+"""
+
+
+def kernel(body: str) -> str:
+    """PTX text of a kernel `k(.param .u64 out)` with %r<8>, %rd<8>, %p<4> declared around `body`."""
+    return KERNEL.format(body=body)
 
 
 def ptx_size(t: str) -> int:

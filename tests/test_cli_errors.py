@@ -3,21 +3,10 @@ modes. Each case is a user mistake the brief names: malformed PTX, an unsupporte
 out-of-bounds access, a barrier that can never complete, a runaway kernel, CUDA C without nvcc."""
 import numpy as np
 import pytest
-from conftest import HEADER
+from conftest import HEADER, kernel
 from numba import cuda
 
 from gpusim.cli import main
-
-BODY = """
-.visible .entry k(.param .u64 out)
-{{
-    .reg .u32 %r<8>;
-    .reg .u64 %rd<8>;
-    .reg .pred %p<4>;
-{body}
-    ret;
-}}
-"""
 
 DEADLOCK = """    mov.u32 %r1, %tid.x;
     setp.lt.u32 %p1, %r1, 32;
@@ -62,7 +51,7 @@ def _one_line_error(capsys, argv) -> str:
 def test_user_mistake_is_one_line_and_exit_2(tmp_path, capsys, name, mode):
     body, extra, words = CASES[name]
     f = tmp_path / "k.ptx"
-    f.write_text(HEADER + BODY.format(body=body))
+    f.write_text(kernel(body))
     err = _one_line_error(capsys, ["run", str(f), "--kernel", "k", "--grid", "1", "--block", "64",
                                    "--arg", "u32[64]=zeros", "--mode", mode, *extra])
     for w in words:
@@ -72,7 +61,7 @@ def test_user_mistake_is_one_line_and_exit_2(tmp_path, capsys, name, mode):
 def test_deadlock_in_a_grid_of_many_waves_is_reported_not_hung_on(tmp_path, capsys):
     """On `tiny` (two SMs) 5000 blocks need thousands of waves; the first stuck block ends the run."""
     f = tmp_path / "k.ptx"
-    f.write_text(HEADER + BODY.format(body=DEADLOCK))
+    f.write_text(kernel(DEADLOCK))
     err = _one_line_error(capsys, ["run", str(f), "--kernel", "k", "--grid", "5000", "--block", "64",
                                    "--arg", "u32[64]=zeros", "--gpu", "tiny", "--mode", "timing"])
     assert "deadlock" in err
@@ -81,7 +70,7 @@ def test_deadlock_in_a_grid_of_many_waves_is_reported_not_hung_on(tmp_path, caps
 def test_timing_mode_deadlock_matches_functional_mode():
     import gpusim
     from gpusim.errors import KernelFault
-    k = gpusim.load_ptx(HEADER + BODY.format(body=DEADLOCK))["k"]
+    k = gpusim.load_ptx(kernel(DEADLOCK))["k"]
     msgs = []
     for mode in ("functional", "timing"):
         with pytest.raises(KernelFault) as e:

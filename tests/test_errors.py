@@ -4,7 +4,7 @@ import re
 
 import numpy as np
 import pytest
-from conftest import HEADER, run_ptx
+from conftest import HEADER, kernel, run_ptx
 
 import gpusim
 from gpusim.errors import GpusimError, KernelFault, LaunchError, PTXSyntaxError, UnsupportedInstruction
@@ -23,20 +23,6 @@ def col_of(text: str, needle: str, token: str) -> int:
     return line.index(token) + 1
 
 
-KERNEL = HEADER + """
-.visible .entry k(.param .u64 out)
-{{
-    .reg .u32 %r<8>;
-    .reg .u64 %rd<8>;
-    .reg .pred %p<4>;
-{body}
-    ret;
-}}
-"""
-
-
-def kernel(body: str) -> str:
-    return KERNEL.format(body=body)
 
 
 # ------------------------------------------------------------------ syntax
