@@ -1,4 +1,4 @@
-"""Floating-point instructions (f32 and f64) over the active lanes of a warp (numba).
+"""Floating-point instructions (f32 and f64; f16 / bf16 in alu_half.py) over the active lanes of a warp (numba).
 
 f32 arithmetic is computed in float64 and rounded once to float32, which is exact for add, sub,
 mul, div and sqrt (53 >= 2*24 + 2); fma uses LLVM's fused intrinsic; .approx functions are
@@ -13,9 +13,10 @@ import numpy as np
 from numba import njit
 
 from gpusim.isa import opcodes as oc
+from gpusim.isa.alu_half import exec_half
 from gpusim.isa.bits import bits_of_f32, bits_of_f64, fma32, fma64, ftz32, round_f32, round_integral
 from gpusim.isa.rounding import round_f32_dd, round_f64_dd, two_prod, two_sum
-from gpusim.isa.types import T_F32, T_F64
+from gpusim.isa.types import T_BF16, T_BF16X2, T_F16, T_F16X2, T_F32, T_F64
 from gpusim.sm.operands import bits, fval, put
 
 OP_ADD, OP_SUB, OP_MUL, OP_MAD, OP_FMA = oc.OP["add"], oc.OP["sub"], oc.OP["mul"], oc.OP["mad"], oc.OP["fma"]
@@ -76,6 +77,9 @@ def exec_float(P, M, i, w, mask):
     sat = (fl & oc.FL_SAT) != 0
     nsrc = P.ins[i, oc.F_NSRC]
     A, B, C = M.sf[0], M.sf[1], M.sf[2]
+    if ty == T_F16 or ty == T_BF16 or ty == T_F16X2 or ty == T_BF16X2:
+        exec_half(P, M, i, w, mask)     # decode admits only the half ops alu_half implements
+        return
     if op == OP_ABS or op == OP_NEG or op == OP_COPYSIGN:
         _sign_ops(P, M, i, w, mask, op, ty, ftz)
         return

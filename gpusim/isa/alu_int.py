@@ -236,6 +236,9 @@ def exec_int(P, M, i, w, mask):
                     break
             D[l] = pos
         outn = 4
+    if fl & oc.FL_SAT:      # add.sat.s32, sub.sat.s32, mad.hi.sat.s32 (decode admits no other)
+        for l in range(32):
+            D[l] = min(max(D[l], np.int64(-2147483648)), np.int64(2147483647))
     if P.opk[i, oc.D0] == oc.OK_REG:
         r = P.opv[i, oc.D0]
         for l in range(32):

@@ -1,13 +1,15 @@
-"""setp / set / selp / slct / mov / cvta over the active lanes of a warp (numba)."""
+"""setp / set / selp / slct / mov / cvta over the active lanes of a warp (numba). setp compares f16 / bf16
+(and each half of f16x2 / bf16x2) exactly as their float values; .ftz flushes subnormal inputs."""
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
 from gpusim.isa import opcodes as oc
+from gpusim.isa.alu_half import half_value
 from gpusim.isa.alu_int import ult
-from gpusim.isa.bits import zext
-from gpusim.isa.types import K_FLOAT, K_UINT
+from gpusim.isa.bits import ftz32, zext
+from gpusim.isa.types import K_FLOAT, K_UINT, T_BF16, T_BF16X2, T_F16, T_F16X2, T_F32
 from gpusim.memory.spaces import CONST_WINDOW, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW
 from gpusim.sm.operands import bits, fval, ival, put, put_int
 
@@ -68,8 +70,17 @@ def cmp_float(c, a, b):
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def compare(P, M, i, w, l, ty):
     c = P.ins[i, oc.F_MOD]
+    ftz = (P.ins[i, oc.F_FLAGS] & oc.FL_FTZ) != 0
+    if ty == T_F16 or ty == T_BF16:
+        bf = ty == T_BF16
+        return cmp_float(c, half_value(bits(P, M, i, oc.S0, w, l), bf, ftz),
+                         half_value(bits(P, M, i, oc.S0 + 1, w, l), bf, ftz))
     if P.tkind[ty] == K_FLOAT:
-        return cmp_float(c, fval(P, M, i, oc.S0, w, l, ty), fval(P, M, i, oc.S0 + 1, w, l, ty))
+        a = fval(P, M, i, oc.S0, w, l, ty)
+        b = fval(P, M, i, oc.S0 + 1, w, l, ty)
+        if ftz and ty == T_F32:
+            a, b = np.float64(ftz32(np.float32(a))), np.float64(ftz32(np.float32(b)))
+        return cmp_float(c, a, b)
     a = ival(P, M, i, oc.S0, w, l, ty)
     b = ival(P, M, i, oc.S0 + 1, w, l, ty)
     return cmp_int(c, a, b, P.tkind[ty] == K_UINT and P.tsize[ty] == 8 or (c >= 6 and c <= 9 and
@@ -86,10 +97,34 @@ def _combine(op, r, c):
 
 
 @njit(cache=True, _nrt=False, error_model="numpy")
+def _setp_pair(P, M, i, w, mask, bf):
+    """setp.f16x2 / .bf16x2 p|q, a, b{, c}: p from the low halves, q from the high halves."""
+    c = P.ins[i, oc.F_MOD]
+    comb = P.ins[i, oc.F_MOD2]
+    ftz = (P.ins[i, oc.F_FLAGS] & oc.FL_FTZ) != 0
+    for l in range(32):
+        if not (mask >> l) & 1:
+            continue
+        a = bits(P, M, i, oc.S0, w, l)
+        b = bits(P, M, i, oc.S0 + 1, w, l)
+        lo = cmp_float(c, half_value(a, bf, ftz), half_value(b, bf, ftz))
+        hi = cmp_float(c, half_value(a >> 16, bf, ftz), half_value(b >> 16, bf, ftz))
+        if comb != 0:
+            x = (bits(P, M, i, oc.S0 + 2, w, l) & 1) != 0
+            lo = _combine(comb, lo, x)
+            hi = _combine(comb, hi, x)
+        put(P, M, i, oc.D0, w, l, 1 if lo else 0)
+        put(P, M, i, oc.D0 + 1, w, l, 1 if hi else 0)
+
+
+@njit(cache=True, _nrt=False, error_model="numpy")
 def exec_setp(P, M, i, w, mask):
     ty = P.ins[i, oc.F_TYPE]
     comb = P.ins[i, oc.F_MOD2]
     ndst = P.ins[i, oc.F_NDST]
+    if ty == T_F16X2 or ty == T_BF16X2:
+        _setp_pair(P, M, i, w, mask, ty == T_BF16X2)
+        return
     for l in range(32):
         if not (mask >> l) & 1:
             continue

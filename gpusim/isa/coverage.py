@@ -1,69 +1,205 @@
-"""The instruction coverage table: which PTX instructions and types gpusim executes.
+"""The instruction coverage table (instruction x types x status), derived from the implementation.
 
-`COVERAGE` is the single source: docs/COVERAGE.md is generated from it (`python -m
-gpusim.isa.coverage > docs/COVERAGE.md`), and tests/test_coverage.py both checks the document is
-current and runs one instance of every entry through the executor, so the table cannot drift.
-Each entry: (instruction as written, types, a PTX body using %a/%b/%c as inputs and %d as output).
+Rows come from the tables the decoder enforces: `opcodes.OPS` (every opcode), `accept.TYPES` /
+`SECOND` / `REJECTED` / `MODIFIERS` (types, semantic modifiers and rejected combinations),
+`forms.FORMS` (operand lists) and the family tables in `opcodes` (comparisons, atomic operations,
+shuffle modes, ...). docs/COVERAGE.md is this module's output:
+
+    python -m gpusim.isa.coverage > docs/COVERAGE.md
+
+tests/test_coverage.py regenerates it and compares byte for byte, and decodes and executes `example`
+for every supported (instruction, type), and checks every rejected row is rejected.
 """
 from __future__ import annotations
 
-I = ["u16", "s16", "u32", "s32", "u64", "s64"]
-B = ["b16", "b32", "b64"]
-F = ["f32", "f64"]
-COVERAGE = [
-    ("add / sub", I + F, "add.{t} %d, %a, %b; sub.{t} %d, %d, %c;"),
-    ("mul.lo / mul.hi", I, "mul.lo.{t} %d, %a, %b; mul.hi.{t} %d, %d, %c;"),
-    ("mul.wide", ["u16", "s16", "u32", "s32"], "mul.wide.{t} %D, %a, %b;"),
-    ("mul (float)", F, "mul.rn.{t} %d, %a, %b;"),
-    ("mad.lo / mad.hi", I, "mad.lo.{t} %d, %a, %b, %c; mad.hi.{t} %d, %d, %b, %c;"),
-    ("fma.rn / rz / rm / rp", F, "fma.rn.{t} %d, %a, %b, %c; fma.rz.{t} %d, %d, %b, %c;"),
-    ("div / rem", I, "div.{t} %d, %a, %b; rem.{t} %d, %a, %b;"),
-    ("div.rn / div.approx / div.full", ["f32"], "div.rn.f32 %d, %a, %b; div.approx.f32 %d, %d, %b; "
-                                                "div.full.f32 %d, %d, %b;"),
-    ("div.rn (f64)", ["f64"], "div.rn.f64 %d, %a, %b;"),
-    ("abs / neg / min / max", ["s16", "s32", "s64"] + F, "abs.{t} %d, %a; neg.{t} %d, %d; min.{t} %d, %d, %b; "
-                                                         "max.{t} %d, %d, %c;"),
-    ("and / or / xor / not / cnot", B, "and.{t} %d, %a, %b; or.{t} %d, %d, %c; xor.{t} %d, %d, %a; "
-                                       "not.{t} %d, %d; cnot.{t} %d, %d;"),
-    ("shl / shr", B + ["u32", "s32", "u64", "s64"], "shl.{t} %d, %a, 3; shr.{t} %d, %d, 1;"),
-    ("popc / clz / brev", ["b32", "b64"], "popc.{t} %u, %a; clz.{t} %u, %a; brev.{t} %d, %a;"),
-    ("bfe / bfi", ["u32", "s32", "u64", "s64"], "bfe.{t} %d, %a, 4, 8; bfi.{t2} %d, %a, %b, 4, 8;"),
-    ("prmt (default mode)", ["b32"], "prmt.b32 %d, %a, %b, 0x3210;"),
-    ("setp (all comparisons, .and/.or/.xor)", I + F, "setp.lt.{t} %p, %a, %b; setp.ge.and.{t} %q, %a, %c, %p;"),
-    ("selp / slct", ["u32", "s32", "u64", "f32", "f64"], "setp.ne.{t} %p, %a, %b; selp.{t} %d, %a, %b, %p;"),
-    ("mov / mov pack-unpack", ["b32", "b64", "u32", "f32"], "mov.{t} %d, %a;"),
-    ("cvt int<->float (.rn .rz .rm .rp .rni .rzi .rmi .rpi .sat)", ["f32", "f64"],
-     "cvt.rn.{t}.s32 %d, %i; cvt.rzi.s32.{t} %i, %d;"),
-    ("cvt f16 / bf16", ["f32"], "cvt.rn.f16.f32 %h, %a; cvt.f32.f16 %d, %h; cvt.rn.bf16.f32 %h, %a;"),
-    ("sqrt / rcp (.rn, .approx)", F, "sqrt.rn.{t} %d, %a; rcp.rn.{t} %d, %d;"),
-    ("rsqrt / ex2 / lg2 / sin / cos / tanh (.approx)", ["f32"],
-     "rsqrt.approx.f32 %d, %a; ex2.approx.f32 %d, %d; lg2.approx.f32 %d, %d; sin.approx.f32 %d, %d; "
-     "cos.approx.f32 %d, %d; tanh.approx.f32 %d, %d;"),
-    ("copysign / testp", F, "copysign.{t} %d, %a, %b; testp.finite.{t} %p, %d;"),
-    ("ld / st (global, shared, local, param, const, generic; .v2 .v4)", ["u8", "s8", "u16", "u32", "u64", "f32",
-                                                                        "f64"],
-     "st.global.{t} [%A], %d; ld.global.{t} %d, [%A];"),
-    ("atom / red (add min max inc dec exch cas and or xor)", ["u32", "s32", "u64", "f32"],
-     "atom.global.add.{t} %d, [%A], %a;"),
-    ("shfl.sync (up down bfly idx)", ["b32"], "shfl.sync.bfly.b32 %d, %a, 1, 31, -1;"),
-    ("vote.sync (all any uni ballot) / activemask", ["pred", "b32"], "vote.sync.any.pred %p, %p, -1;"),
-    ("bar.sync / barrier.sync / bar.arrive / bar.red", ["-"], "bar.sync 0;"),
-    ("membar / fence", ["-"], "membar.gl; fence.acq_rel.gpu;"),
-    ("bra / call / ret / exit", ["-"], "bra.uni L_end; L_end:"),
+from gpusim.isa import opcodes as oc
+from gpusim.isa.accept import INT_SAT, MOD_REJECTED, MODIFIERS, REJECTED, SECOND, TYPES, type_class
+from gpusim.isa.forms import FORMS
+
+SYNTHETIC = {"retf", "nop"}
+_CLASSES = ("int", "pred", "f32", "f64", "f16", "bf16")
+_SPACES = ".global .shared .local .const .param (none: generic)"
+FAMILY = {
+    "setp": " ".join("." + k for k in list(oc.CMP) + list(oc.BOOL)),
+    "set": " ".join("." + k for k in list(oc.CMP) + list(oc.BOOL)),
+    "atom": " ".join("." + k for k in oc.ATOM) + "; " + _SPACES,
+    "red": " ".join("." + k for k in oc.ATOM if k not in ("cas", "exch")) + "; " + _SPACES,
+    "shfl": ".sync " + " ".join("." + k for k in oc.SHFL), "vote": ".sync " + " ".join("." + k for k in oc.VOTE),
+    "redux": ".sync " + " ".join("." + k for k in oc.REDUX),
+    "bar": " ".join("." + k for k in list(oc.BAR) + list(oc.BARRED)) + " .warp (barrier = bar)",
+    "testp": " ".join("." + k for k in oc.TESTP), "cvta": ".to " + _SPACES,
+    "ld": _SPACES + "; .v2 .v4; .volatile", "ldu": ".global; .v2 .v4", "st": _SPACES + "; .v2 .v4; .volatile",
+    "prefetch": _SPACES, "membar": ".gl .cta .sys (fence = membar)", "bra": ".uni", "call": ".uni",
+    "ret": ".uni",
+}
+
+
+def _modifiers(op: str) -> str:
+    parts = []
+    for cls in _CLASSES:
+        mods = MODIFIERS.get(op, {}).get(cls)
+        if not mods:
+            continue
+        shown = " ".join("." + m for m in mods.split())
+        if cls == "int" and "sat" in mods.split() and op != "cvt":
+            shown = shown.replace(".sat", ".sat (s32" + (" with .hi" if op == "mad" else "") + ")")
+        parts.append(f"{cls}: {shown}")
+    if op in FAMILY:
+        parts.append(FAMILY[op])
+    return "; ".join(parts)
+
+
+def rows() -> list:
+    """(instruction, types, second types, operand forms, modifiers, status) for every opcode."""
+    out = []
+    for op in oc.OPS:
+        if op in SYNTHETIC:
+            continue
+        forms = " or ".join(f"`{f}`".replace("|", "\\|") if f else "(none)" for f in FORMS[op])
+        first = [t for t in TYPES[op] if (op, t) not in REJECTED]
+        second = [t for t in SECOND.get(op, ()) if (op, t) not in REJECTED]
+        out.append((op, first, second, forms, _modifiers(op), "supported"))
+        why: dict = {}
+        for t in TYPES[op]:
+            if (op, t) in REJECTED:
+                why.setdefault(REJECTED[(op, t)], ([], []))[0].append(t)
+        for t in SECOND.get(op, ()):
+            if (op, t) in REJECTED:
+                why.setdefault(REJECTED[(op, t)], ([], []))[1].append(t)
+        for reason, (ts, ts2) in why.items():
+            out.append((op, ts, ts2, forms, "", "rejected: " + reason))
+    return out
+
+
+# constructs rejected whatever the type: (what, example instruction, words of the reason)
+REJECTED_FORMS = [
+    ("carry chains `.cc` (add.cc, sub.cc, mad.cc)", "add.cc.u32 %u, %u, %u;", MOD_REJECTED["cc"]),
+    ("`.xorsign.abs` (min / max)", "min.xorsign.abs.f32 %f, %f, %f;", MOD_REJECTED["xorsign"]),
+    ("integer `.sat` other than add/sub.sat.s32 and mad.hi.sat.s32", "add.sat.u32 %u, %u, %u;", INT_SAT),
+    ("`.relu` except on fma.f16 / fma.bf16 (e.g. cvt.relu)", "cvt.rn.relu.f16.f32 %h, %f;",
+     "modifier .relu is not supported on cvt.f16"),
+    ("three-input `min` / `max` (d, a, b, c)", "max.f32 %f, %f, %f, %f;", "three-input min/max"),
+    ("`.rz` `.rm` `.rp` on f16 / bf16 arithmetic", "add.rz.f16 %h, %h, %h;", "only .rn rounding"),
+    ("float immediates in f16 / bf16 arithmetic (raw bits such as 0x3C00 are accepted)",
+     "add.f16 %h, %h, 0f3F800000;", "floating-point immediate"),
+    ("`.v8` vectors", "ld.global.v8.b32 {%u, %u, %u, %u, %u, %u, %u, %u}, [%A];", ".v8 vectors"),
+    ("vector atomics (atom.v2 / .v4)", "atom.global.v2.f32.add {%f, %f}, [%A], {%f, %f};", "vector atomics"),
+    ("predicated `call` (@p call)", "@%p call.uni f;", "predicated call"),
+    ("special registers %envreg<N>, %pm<N>, %cluster*, %reserved_smem*, ...", "mov.u32 %u, %envreg0;",
+     "special register %envreg0"),
 ]
 
 
 def markdown() -> str:
     lines = ["# PTX instruction coverage", "",
-             "Generated from `gpusim/isa/coverage.py` (the tests execute one instance of every row). "
-             "Status: every listed type is executed by the functional and timing models.", "",
-             "| instruction | types | status |", "|---|---|---|"]
-    for name, types, _body in COVERAGE:
-        lines.append(f"| `{name}` | {', '.join(types)} | supported |")
-    lines += ["", "Not supported (an error names the instruction and its line): tensor-core `mma`/`wmma`, "
-              "`ldmatrix`, `cp.async`, `tex`/`suld`/`sust`, `wgmma`, TMA, clusters, `brx.idx`, indirect calls, "
-              "`add.cc`/`addc` carry chains, `prmt` modes other than the default, `match.sync`.", ""]
+             "Generated by `python -m gpusim.isa.coverage > docs/COVERAGE.md` from the tables the decoder "
+             "enforces (`gpusim/isa/accept.py`: types and modifiers per opcode; `gpusim/isa/forms.py`: operand "
+             "forms); tests/test_coverage.py checks this file is current, decodes and executes one instruction "
+             "of every supported type, and checks every rejected row is rejected.", "",
+             "`supported`: decoded and executed by the functional and timing models. `rejected`: refused at load "
+             "time with UnsupportedInstruction naming the instruction, the reason and the line. A type or "
+             "modifier not listed for an instruction is refused the same way; a malformed operand list is a "
+             "PTXSyntaxError with file:line:col. Cache, eviction, scope and memory-order qualifiers are accepted "
+             "without effect.", "",
+             "| instruction | types | operands | modifiers | status |", "|---|---|---|---|---|"]
+    for op, ts, ts2, forms, mods, status in rows():
+        types = ", ".join(t or "(none)" for t in ts) or "-"
+        if ts2:
+            types += " (second type: " + ", ".join(ts2) + ")"
+        lines.append(f"| `{op}` | {types} | {forms} | {mods} | {status} |")
+    lines += ["", "## Rejected whatever the type", "", "| construct | example | status |", "|---|---|---|"]
+    for what, example, why in REJECTED_FORMS:
+        lines.append(f"| {what} | `{example}` | rejected: {why} |")
+    aliases = ", ".join(f"`{a}`" for a, b in oc.OP_ALIASES.items() if b == "nop")
+    lines += ["", f"Accepted without effect: {aliases}, `prefetch`, `bar.warp.sync`. Not decoded at all (an error "
+              "names the instruction and its line): opcodes not in this table, e.g. tensor-core `mma`/`wmma`, "
+              "`ldmatrix`, `cp.async`, `tex`/`suld`/`sust`, `wgmma`, TMA, `brx.idx`, indirect calls, "
+              "`addc`/`subc`, `prmt` modes, `match.sync`, `createpolicy`.", ""]
     return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ representative instructions
+_REG = {"u8": "u16", "s8": "s16", "b8": "b16", "f16": "b16", "bf16": "b16", "f16x2": "b32", "bf16x2": "b32"}
+_INIT = {"f32": ("0f40400000", "0f40000000", "0f3F800000"), "f64": ("0d4008000000000000", "0d4000000000000000",
+                                                                   "0d3FF0000000000000"),
+         "f16": ("0x4200", "0x4000", "0x3C00"), "bf16": ("0x4040", "0x4000", "0x3F80"),
+         "f16x2": ("0x42004200", "0x40004000", "0x3C003C00"), "bf16x2": ("0x40404040", "0x40004000", "0x3F803F80")}
+EXAMPLES = {
+    "add": "add.{t} %d, %a, %b;", "sub": "sub.{t} %d, %a, %b;", "mul": "mul{L}.{t} %d, %a, %b;",
+    "mad": "mad{L}{R}.{t} %d, %a, %b, %c;", "fma": "fma.rn.{t} %d, %a, %b, %c;",
+    "mul24": "mul24.lo.{t} %d, %a, %b;", "mad24": "mad24.lo.{t} %d, %a, %b, %c;", "div": "div{R}.{t} %d, %a, %b;",
+    "rem": "rem.{t} %d, %a, %b;", "abs": "abs.{t} %d, %a;", "neg": "neg.{t} %d, %a;",
+    "min": "min.{t} %d, %a, %b;", "max": "max.{t} %d, %a, %b;", "and": "and.{t} %d, %a, %b;",
+    "or": "or.{t} %d, %a, %b;", "xor": "xor.{t} %d, %a, %b;", "not": "not.{t} %d, %a;", "cnot": "cnot.{t} %d, %a;",
+    "shl": "shl.{t} %d, %a, 3;", "shr": "shr.{t} %d, %a, 1;", "popc": "popc.{t} %u, %a;", "clz": "clz.{t} %u, %a;",
+    "brev": "brev.{t} %d, %a;", "bfe": "bfe.{t} %d, %a, 4, 8;", "bfi": "bfi.{t} %d, %a, %b, 4, 8;",
+    "prmt": "prmt.{t} %d, %a, %b, 0x3210;", "bfind": "bfind.{t} %u, %a;", "sqrt": "sqrt{R}.{t} %d, %a;",
+    "rcp": "rcp{R}.{t} %d, %a;", "rsqrt": "rsqrt.approx.{t} %d, %a;", "ex2": "ex2.approx.{t} %d, %a;",
+    "lg2": "lg2.approx.{t} %d, %a;", "sin": "sin.approx.{t} %d, %a;", "cos": "cos.approx.{t} %d, %a;",
+    "tanh": "tanh.approx.{t} %d, %a;", "copysign": "copysign.{t} %d, %a, %b;", "testp": "testp.finite.{t} %p, %a;",
+    "mov": "mov.{t} %d, %a;", "setp": "setp.lt.{t} {P}, %a, %b;", "selp": "selp.{t} %d, %a, %b, %p;",
+    "cvta": "cvta.to.global.{t} %d, %a;", "ld": "ld.global.{t} %d, [%A];", "ldu": "ldu.global.{t} %d, [%A];",
+    "st": "st.global.{t} [%A], %d;", "atom": "atom.global.{O}.{t} %d, [%A], %a{C};",
+    "red": "red.global.{O}.{t} [%A], %a;", "prefetch": "prefetch.global.L2 [%A];", "membar": "membar.gl;",
+    "bra": "bra.uni L_end; L_end:", "call": "call.uni f;", "ret": "ret;", "exit": "exit;", "trap": "@%q trap;",
+    "brkpt": "brkpt;", "nanosleep": "nanosleep.{t} 10;", "shfl": "shfl.sync.bfly.{t} %d, %a, 1, 31, -1;",
+    "vote": "vote.sync.{O}.{t} %d, %p, -1;", "activemask": "activemask.{t} %d;",
+    "redux": "redux.sync.{O}.{t} %d, %a, -1;",
+    "bar": {"": "bar.sync 0;", "u32": "bar.red.popc.u32 %d, 0, %p;", "pred": "bar.red.and.pred %d, 0, %p;"},
+    # two-type instructions: (example varying the first type, example varying the second)
+    "set": ("set.lt.{t}.s32 %d, %i, %i;", "set.lt.u32.{t} %u, %a, %b;"),
+    "slct": ("slct.{t}.s32 %d, %a, %b, %i;", "slct.u32.{t} %u, %u, %u, %a;"),
+    "cvt": ("cvt{R}.{t}.f32 %d, %f{F};", "cvt{R}.f32.{t} %f, %a;"),
+}
+
+
+def example(op: str, t: str, second: bool = False) -> str:
+    """A PTX kernel executing one `op` of type t (the second type when `second`), for the tests."""
+    tmpl = EXAMPLES[op]
+    if isinstance(tmpl, dict):
+        tmpl = tmpl[t]
+    elif isinstance(tmpl, tuple):
+        tmpl = tmpl[1 if second else 0]
+    cls = type_class(t)
+    flt = cls in ("f32", "f64")
+    if op == "cvt" and second:
+        rnd = ".rn" if cls == "int" or t == "f64" else ""          # to f32: rounding only when narrowing
+    elif op == "cvt":
+        rnd = ".rzi" if cls == "int" else (".rn" if cls in ("f16", "bf16") else "")
+    else:
+        rnd = ".rn" if flt and op in ("mad", "div", "sqrt", "rcp") else ""
+    aop = "add"
+    if op in ("atom", "red"):
+        bitwise = "exch" if op == "atom" else "or"
+        aop = {"b16": "cas", "b32": bitwise, "b64": bitwise}.get(t, "add")
+    elif op == "vote":
+        aop = "any" if t == "pred" else "ballot"
+    elif op == "redux":
+        aop = "and" if t == "b32" else "add"
+    body = (tmpl.replace("{t}", t).replace("{R}", rnd).replace("{L}", ".lo" if cls == "int" else "")
+            .replace("{O}", aop).replace("{C}", ", %b" if aop == "cas" else "")
+            .replace("{P}", "%p|%q" if t.endswith("x2") else "%p")
+            .replace("{F}", ", %f" if t in ("f16x2", "bf16x2") else ""))
+    return example_kernel(body, t)
+
+
+def example_kernel(body: str, t: str) -> str:
+    """A kernel running `body` with %a %b %c %d of type t (initialised) and spare registers."""
+    rt = _REG.get(t, t) or "b32"
+    init = []
+    if rt == "pred":
+        init = ["setp.eq.s32 %a, %i, 5;", "setp.ne.s32 %b, %i, 5;", "setp.eq.s32 %c, %i, 5;", "setp.eq.s32 %d, %i, 5;"]
+    elif rt != "b128":
+        vals = _INIT.get(t, ("3", "2", "1"))
+        mov = "b16" if rt in ("u16", "s16", "b16") else ("b32" if t in ("f16x2", "bf16x2") else rt)
+        init = [f"mov.{mov} %{r}, {v};" for r, v in zip("abcd", vals + vals[-1:])]
+    func = ".func f()\n{\nret;\n}\n" if "call" in body else ""
+    return (".version 8.0\n.target sm_90\n.address_size 64\n" + func +
+            ".visible .entry k(.param .u64 out)\n{\n"
+            f".reg .{rt} %a, %b, %c, %d;\n"
+            ".reg .u32 %u; .reg .s32 %i; .reg .f32 %f; .reg .b16 %h; .reg .pred %p, %q; .reg .u64 %A;\n"
+            "ld.param.u64 %A, [out];\nmov.s32 %i, 5; mov.u32 %u, 7; mov.f32 %f, 0f3FC00000;\n"
+            "setp.eq.s32 %p, %i, 5; setp.ne.s32 %q, %i, 5;\n" + " ".join(init) + "\n" + body + "\nret;\n}\n")
 
 
 if __name__ == "__main__":

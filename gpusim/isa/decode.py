@@ -15,6 +15,7 @@ from gpusim.isa import ast
 from gpusim.isa import opcodes as oc
 from gpusim.isa.cfg import reconvergence_points
 from gpusim.isa.classes import instruction_class
+from gpusim.isa.forms import check_instruction, reg_type, special_register_family
 from gpusim.isa.immediates import imm_bits
 from gpusim.isa.layout import Layout as _Layout
 from gpusim.isa.layout import align as _align
@@ -271,6 +272,7 @@ class Decoder:
         if m.unknown:
             raise UnsupportedInstruction(it.opcode, self.file, it.line, it.text,
                                          "unknown modifier " + ", ".join("." + u for u in m.unknown))
+        check_instruction(self, fn, it, base, m)     # operand forms, types, modifiers (forms.py, accept.py)
         if base == "ret" and fn.kind == "func":
             base = "bra"
             it = ast.Instr(it.opcode, [], it.line, it.col, it.text, it.guard, it.guard_neg, it.loc)
@@ -283,8 +285,6 @@ class Decoder:
         row[oc.F_TYPE] = m.types[0] if m.types else 0
         row[oc.F_TYPE2] = m.types[1] if len(m.types) > 1 else row[oc.F_TYPE]
         row[oc.F_MOD] = 1 if m.to else m.sub
-        if m.flags & oc.FL_CC:
-            raise UnsupportedInstruction(it.opcode, self.file, it.line, it.text, "carry flag (.cc)")
         row[oc.F_MOD2] = m.sub2 if base in ("setp", "set", "bar") else m.rnd
         row[oc.F_FLAGS] = m.flags
         row[oc.F_SPACE] = m.space
@@ -295,8 +295,6 @@ class Decoder:
         if it.guard is not None:
             row[oc.F_GUARD] = self.reg(fn, it.guard, it)
             row[oc.F_GNEG] = int(it.guard_neg)
-        if base == "cvt" and len(m.types) < 2:
-            self._fail(it, "cvt needs a destination and a source type")
         ty = row[oc.F_TYPE]
         row[oc.F_CLASS] = instruction_class(base, ty, m.flags, m.space)
         ops = list(it.operands)
@@ -369,10 +367,10 @@ class Decoder:
         if isinstance(x, ast.Sink):
             opk[pc, slot] = oc.OK_SINK
         elif isinstance(x, ast.Reg):
-            if x.name in oc.SREG or x.name.split(".")[0] in ("%envreg",):
+            if x.name in oc.SREG or special_register_family(x.name) and reg_type(fn, x.name) is None:
                 if x.name not in oc.SREG:
-                    raise UnsupportedInstruction(f"{it.opcode} {x.name}", self.file, it.line, it.text,
-                                                 "special register")
+                    raise UnsupportedInstruction(it.opcode, self.file, it.line, it.text,
+                                                 f"special register {x.name} is not modelled")
                 opk[pc, slot] = oc.OK_SREG
                 opv[pc, slot] = oc.SREG[x.name]
             else:

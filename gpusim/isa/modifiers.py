@@ -6,11 +6,11 @@ from gpusim.isa.types import TYPE_CODE, is_type
 
 _FLAG = {"ftz": oc.FL_FTZ, "sat": oc.FL_SAT, "approx": oc.FL_APPROX, "hi": oc.FL_HI, "wide": oc.FL_WIDE,
          "lo": oc.FL_LO, "full": oc.FL_FULL, "cc": oc.FL_CC, "uni": oc.FL_UNI, "volatile": oc.FL_VOLATILE,
-         "NaN": oc.FL_NAN}
+         "NaN": oc.FL_NAN, "relu": oc.FL_RELU}
 # accepted and without functional effect (cache policy, memory-order and scope qualifiers)
 _IGNORED = {"nc", "ca", "cg", "cs", "lu", "cv", "wb", "wt", "relaxed", "acquire", "release", "acq_rel",
             "sc", "weak", "sys", "gpu", "cta", "cluster", "aligned", "sync", "noftz", "mmio", "gl",
-            "unified", "noinc", "sm", "oob", "relu", "nan", "xorsign", "abs", "level", "rn_satfinite"}
+            "unified", "noinc", "sm", "oob", "nan", "xorsign", "abs", "level", "rn_satfinite"}
 _SPACE_ALIAS = {"shared::cta": "shared", "shared::cluster": "shared", "global": "global", "shared": "shared",
                 "local": "local", "const": "const", "param": "param", "param::entry": "param",
                 "param::func": "param"}
@@ -85,6 +85,8 @@ def _family(base: str, tok: str, m: Mods) -> bool:
             return True
     if base == "testp" and tok in oc.TESTP:
         m.sub = oc.TESTP[tok]
+        return True
+    if base == "prefetch" and tok in ("L1", "L2"):     # prefetch{.space}.level [a]
         return True
     if base == "cvta" and tok == "to":
         m.to = True

@@ -35,6 +35,7 @@ OK_NONE, OK_REG, OK_IMM, OK_SREG, OK_ADDR, OK_SINK, OK_REGNEG = range(7)
 # ------------------------------------------------------------------ flags
 FL_FTZ, FL_SAT, FL_APPROX, FL_HI, FL_WIDE, FL_LO, FL_FULL, FL_CC, FL_UNI, FL_VOLATILE, FL_NAN = (
     1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
+FL_RELU = 2048
 
 # ------------------------------------------------------------------ rounding modes (F_MOD2 for float ops)
 RND = {"rn": 0, "rz": 1, "rm": 2, "rp": 3, "rni": 4, "rzi": 5, "rmi": 6, "rpi": 7, "rna": 8}

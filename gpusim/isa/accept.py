@@ -1,0 +1,145 @@
+"""What the decoder accepts: types and semantic modifiers per opcode, and what it rejects and why.
+
+These tables are the implementation's own contract: the decoder enforces them at load time through
+`rejection` (forms.check_instruction raises UnsupportedInstruction naming the instruction, the reason
+and the line), and `gpusim.isa.coverage` renders them as docs/COVERAGE.md, so the document cannot
+drift from what the decoder does. Cache, scope and memory-order qualifiers (modifiers.py
+`_IGNORED`) are accepted everywhere without effect and are not listed here.
+"""
+from __future__ import annotations
+
+INT = ("u16", "s16", "u32", "s32", "u64", "s64")
+SINT = ("s16", "s32", "s64")
+F = ("f32", "f64")
+B = ("b16", "b32", "b64")
+HALF = ("f16", "f16x2", "bf16", "bf16x2")
+HALF_BITS = HALF                      # half types only moved as bits (ld/st/mov/cvt)
+MEM = ("b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64",
+       "f16", "f16x2", "bf16", "bf16x2", "f32", "f64")
+CVT = ("u8", "s8", "u16", "s16", "u32", "s32", "u64", "s64", "f16", "bf16", "f32", "f64")
+ATOMIC = ("b16", "b32", "b64", "u32", "s32", "u64", "s64", "f32", "f64")
+NONE = ("",)                          # an instruction written without a type
+
+# opcode -> accepted types (the first type for cvt / set / slct; SECOND lists the second)
+TYPES = {
+    "add": INT + F + HALF, "sub": INT + F + HALF, "mul": INT + F + HALF, "mad": INT + F, "fma": F + HALF,
+    "mul24": ("u32", "s32"), "mad24": ("u32", "s32"), "div": INT + F, "rem": INT,
+    "abs": SINT + F + HALF, "neg": SINT + F + HALF, "min": INT + F + HALF, "max": INT + F + HALF,
+    "and": ("pred",) + B, "or": ("pred",) + B, "xor": ("pred",) + B, "not": ("pred",) + B, "cnot": B,
+    "shl": B, "shr": B + INT, "popc": ("b32", "b64"), "clz": ("b32", "b64"), "brev": ("b32", "b64"),
+    "bfe": ("u32", "s32", "u64", "s64"), "bfi": ("b32", "b64"), "prmt": ("b32",),
+    "bfind": ("u32", "s32", "u64", "s64"),
+    "sqrt": F, "rcp": F, "rsqrt": F, "ex2": ("f32",) + HALF, "lg2": ("f32",), "sin": ("f32",),
+    "cos": ("f32",), "tanh": ("f32",) + HALF, "copysign": F, "testp": F,
+    "mov": ("pred",) + B + INT + F + HALF_BITS + ("b128",),
+    "setp": B + INT + F + HALF, "set": ("u32", "s32", "f32") + HALF, "selp": B + INT + F,
+    "slct": B + INT + F, "cvt": CVT + ("f16x2", "bf16x2"), "cvta": ("u32", "u64"),
+    "ld": MEM + ("b128",), "ldu": MEM + ("b128",), "st": MEM + ("b128",),
+    "atom": ATOMIC + HALF + ("b128",), "red": ATOMIC[1:] + HALF, "prefetch": NONE,
+    "bar": NONE + ("u32", "pred"), "membar": NONE, "bra": NONE, "call": NONE, "ret": NONE,
+    "exit": NONE, "trap": NONE, "brkpt": NONE, "nanosleep": ("u32",),
+    "shfl": ("b32",), "vote": ("pred", "b32"), "activemask": ("b32",), "redux": ("u32", "s32", "b32"),
+}
+SECOND = {"cvt": CVT, "set": B + INT + F + HALF, "slct": ("s32", "f32")}
+
+_HALF_APPROX = "half-precision {op}.approx is not implemented"
+# (opcode, type) -> why it is rejected; a type in TYPES but listed here raises UnsupportedInstruction
+REJECTED = {}
+for _t in HALF:
+    REJECTED[("ex2", _t)] = _HALF_APPROX.format(op="ex2")
+    REJECTED[("tanh", _t)] = _HALF_APPROX.format(op="tanh")
+    REJECTED[("atom", _t)] = "half-precision atomics (atom.add.noftz.f16 ...) are not implemented"
+    REJECTED[("red", _t)] = "half-precision atomics (red.add.noftz.f16 ...) are not implemented"
+    REJECTED[("set", _t)] = "set with half-precision types is not implemented (setp is)"
+for _op in ("mov", "ld", "ldu", "st", "atom"):
+    REJECTED[(_op, "b128")] = "128-bit values are not implemented"
+
+R4 = "rn rz rm rp"
+# opcode -> {type class: semantic modifiers accepted}; classes: int, pred, f32, f64, f16, bf16, "" (untyped)
+ARITH = {"int": "", "f32": R4 + " ftz sat", "f64": R4, "f16": "rn ftz sat", "bf16": "rn"}
+MODIFIERS = {
+    "add": {**ARITH, "int": "sat"}, "sub": {**ARITH, "int": "sat"}, "mul": {**ARITH, "int": "hi lo wide"},
+    "mad": {"int": "hi lo wide sat", "f32": R4 + " ftz sat", "f64": R4},
+    "fma": {"f32": R4 + " ftz sat", "f64": R4, "f16": "rn ftz sat relu", "bf16": "rn relu"},
+    "mul24": {"int": "hi lo"}, "mad24": {"int": "hi lo"},
+    "div": {"int": "", "f32": R4 + " approx full ftz", "f64": R4},
+    "abs": {"int": "", "f32": "ftz", "f64": "", "f16": "ftz", "bf16": ""},
+    "neg": {"int": "", "f32": "ftz", "f64": "", "f16": "ftz", "bf16": ""},
+    "min": {"int": "", "f32": "ftz NaN", "f64": "", "f16": "ftz NaN", "bf16": "NaN"},
+    "max": {"int": "", "f32": "ftz NaN", "f64": "", "f16": "ftz NaN", "bf16": "NaN"},
+    "sqrt": {"f32": R4 + " approx ftz", "f64": R4}, "rcp": {"f32": R4 + " approx ftz", "f64": R4 + " approx ftz"},
+    "rsqrt": {"f32": "approx ftz", "f64": "approx ftz"},
+    "ex2": {"f32": "approx ftz"}, "lg2": {"f32": "approx ftz"}, "sin": {"f32": "approx ftz"},
+    "cos": {"f32": "approx ftz"}, "tanh": {"f32": "approx"},
+    "setp": {"f32": "ftz", "f16": "ftz"}, "set": {"f32": "ftz"}, "slct": {"f32": "ftz"},
+    "cvt": {c: R4 + " rni rzi rmi rpi ftz sat" for c in ("int", "f32", "f64", "f16", "bf16")},
+}
+SEMANTIC = {"rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi", "rna", "ftz", "sat", "approx", "full", "hi",
+            "lo", "wide", "NaN", "relu", "xorsign", "abs", "cc"}
+# modifiers rejected wherever they appear, and why
+MOD_REJECTED = {"cc": "carry flag (.cc)", "xorsign": ".xorsign.abs is not implemented",
+                "abs": ".xorsign.abs is not implemented"}
+INT_SAT = "integer .sat is only defined (and implemented) for add.sat.s32, sub.sat.s32 and mad.hi.sat.s32"
+
+
+def type_class(t: str) -> str:
+    if t in ("f32", "f64", ""):
+        return t
+    if t in ("f16", "f16x2"):
+        return "f16"
+    if t in ("bf16", "bf16x2"):
+        return "bf16"
+    return "pred" if t == "pred" else "int"
+
+
+def accepted_modifiers(op: str, t: str) -> set:
+    return set(MODIFIERS.get(op, {}).get(type_class(t), "").split())
+
+
+def rejection(op: str, types: list, mods: list, vec: int = 1) -> str | None:
+    """Why `op` with these type names and modifier tokens is not run (None when it is accepted)."""
+    if op not in TYPES:
+        return None
+    want = 2 if op in SECOND else 1
+    if len(types) > want or op in SECOND and len(types) != want or not types and "" not in TYPES[op]:
+        found = ", ".join("." + x for x in types) if types else "none"
+        return f"{op} takes {want} type{'s' if want > 1 else ''}, found {found}"
+    t = types[0] if types else ""
+    if t not in TYPES[op]:
+        return f"type .{t} is not accepted by {op} (accepted: {_names(TYPES[op])})"
+    if (op, t) in REJECTED:
+        return REJECTED[(op, t)]
+    if op in SECOND:
+        t2 = types[1]
+        if t2 not in SECOND[op]:
+            return f"second type .{t2} is not accepted by {op} (accepted: {_names(SECOND[op])})"
+        if (op, t2) in REJECTED:
+            return REJECTED[(op, t2)]
+        if op == "cvt" and t in ("f16x2", "bf16x2") and t2 != "f32":
+            return f"cvt to .{t} converts a pair of f32 values"
+    ok = accepted_modifiers(op, t)
+    for tok in mods:
+        if tok not in SEMANTIC or op in ("setp", "set", "slct") and tok in ("hi", "lo"):   # setp.hi/lo compare
+            continue
+        if tok in MOD_REJECTED:
+            return MOD_REJECTED[tok]
+        if tok == "sat" and type_class(t) == "int" and op != "cvt":
+            if op in ("add", "sub", "mad") and t == "s32" and (op != "mad" or "hi" in mods):
+                continue
+            return INT_SAT
+        if tok in ok:
+            continue
+        if tok in ("rz", "rm", "rp") and type_class(t) in ("f16", "bf16") and op in ("add", "sub", "mul", "fma"):
+            return f"only .rn rounding is implemented for {op}.{t}"
+        return f"modifier .{tok} is not supported on {op}" + (f".{t}" if t else "")
+    if op in ("mul", "mad") and "wide" in mods and t not in ("u16", "s16", "u32", "s32"):
+        return f"{op}.wide takes a 16- or 32-bit integer type"
+    if vec > 1 and op in ("atom", "red"):
+        return "vector atomics are not implemented"
+    if vec > 4:
+        return f".v{vec} vectors are not implemented"
+    return None
+
+
+def _names(types) -> str:
+    return ", ".join("." + t if t else "(none)" for t in types)
