@@ -140,20 +140,21 @@ def test_f16_nan_results_are_canonical_and_signed_zeros_follow_ieee():
     assert mul[13] == 0x8000                                     # 0 * -0 = -0
 
 
-def test_f16_fma_is_one_rounding_of_the_exact_result():
-    a, b, c = edge_bits()
+def _check_f16_fma(a, b, c):
     got = half_op("fma.rn.f16 %d, %a, %b, %c;", a=a, b=b, c=c)
     want = exact_f16_ref([_exact_fma(x, y, z) for x, y, z in zip(f16_of(a), f16_of(b), f16_of(c))])
     assert_half_bits(got, want, "fma.rn.f16")
+
+
+def test_f16_fma_is_one_rounding_of_the_exact_result():
+    _check_f16_fma(*edge_bits())
 
 
 def test_f16_fma_random_operands_match_the_exact_reference(rng):
     a = h16(rng.uniform(-4, 4, 32) * np.exp2(rng.integers(-10, 8, 32)))
     b = h16(rng.uniform(-4, 4, 32) * np.exp2(rng.integers(-10, 8, 32)))
     c = h16(rng.uniform(-4, 4, 32) * np.exp2(rng.integers(-24, 8, 32)))
-    got = half_op("fma.rn.f16 %d, %a, %b, %c;", a=a, b=b, c=c)
-    want = exact_f16_ref([_exact_fma(x, y, z) for x, y, z in zip(f16_of(a), f16_of(b), f16_of(c))])
-    assert_half_bits(got, want, "fma.rn.f16")
+    _check_f16_fma(a, b, c)
 
 
 def test_f16_add_mul_random_operands_match_numpy(rng):
