@@ -1,8 +1,12 @@
 """gpusim: a cycle-approximate GPU simulator for PTX kernels, numba.cuda-style API."""
-from gpusim.errors import GpusimError, KernelFault, LaunchError, PTXSyntaxError, UnsupportedInstruction
-from gpusim.kernels import load_cuda, load_ptx
-from gpusim.launch import LaunchResult, launch
-from gpusim.presets import PRESETS, GPUSpec, get_preset
+from gpusim import jitcache
+
+jitcache.install()      # before any jitted module: compiled code is cached per version of the sources
+
+from gpusim.errors import GpusimError, KernelFault, LaunchError, PTXSyntaxError, UnsupportedInstruction  # noqa: E402
+from gpusim.kernels import load_cuda, load_ptx  # noqa: E402
+from gpusim.launch import LaunchResult, launch  # noqa: E402
+from gpusim.presets import PRESETS, GPUSpec, get_preset  # noqa: E402
 
 __all__ = ["launch", "load_ptx", "load_cuda", "LaunchResult", "GPUSpec", "PRESETS", "get_preset",
            "GpusimError", "KernelFault", "LaunchError", "PTXSyntaxError", "UnsupportedInstruction"]

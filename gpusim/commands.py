@@ -241,7 +241,7 @@ def _export(r):
 
 
 def cmd_validate(args):
-    from gpusim import validate as v
+    from validation import replay as v
     spec = get_preset(args.gpu)
     names = args.case or None
 
@@ -268,7 +268,7 @@ def cmd_validate(args):
 def cmd_calibrate(args):
     from rich.table import Table
 
-    from gpusim.calibrate import fit
+    from validation.calibrate import fit
     spec = get_preset(args.gpu)
     new, fitted = fit(spec, log=lambda s: report.console.print(s))
     t = Table(title=f"fitted parameters for {spec.name}", title_justify="left")
@@ -278,7 +278,7 @@ def cmd_calibrate(args):
         t.add_row(k, str(old), str(val), why)
     report.console.print(t)
     if args.write:
-        from gpusim.calibrate import to_toml
+        from validation.calibrate import to_toml
         Path(args.write).write_text(to_toml(spec.name, fitted))
         report.console.print(f"wrote {args.write}: use it as --gpu {args.write}, or copy the values into "
                              "gpusim/presets.py")

@@ -7,11 +7,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gpusim.errors import KernelFault, LaunchError
-from gpusim.isa import opcodes as oc
 from gpusim.kernels import PTXKernel, numba_kernel
 from gpusim.memory.device import DeviceMemory
 from gpusim.presets import get_preset
 from gpusim.sm.executor import run_grid
+from gpusim.sm.results import fault_message, functional_metrics
 from gpusim.sm.state import make_mach, make_prog
 
 # warp instructions before the watchdog stops a launch: ~1 minute of functional mode, ~8 of timing
@@ -193,12 +193,12 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
     mem.build()
     t0 = time.perf_counter()
     if mode == "timing":
-        try:
-            from gpusim.timing.engine import run_timing
-        except ImportError:
-            raise NotImplementedError("timing mode is not built yet") from None
-        res = run_timing(k, d, mem, pmem, g, b, spec, shared_mem, max_instructions,
-                         regs_per_thread=regs_per_thread, progress=progress)
+        from gpusim.timing.engine import run_timing
+        run = run_timing(d, mem, pmem, g, b, spec, shared_mem, max_instructions, regs_per_thread=regs_per_thread,
+                         progress=progress)
+        res = LaunchResult(kernel=d.name, grid=g, block=b, mode="timing", gpu=spec.name, decoded=d,
+                           metrics=run.metrics, cycles=run.cycles, per_pc=run.per_pc,
+                           timing={"occupancy": run.occupancy, "clock_mhz": spec.clock_mhz})
     else:
         res = _run_functional(k, d, mem, pmem, g, b, spec, shared_mem, max_instructions)
     res.wall_s = time.perf_counter() - t0
@@ -224,64 +224,3 @@ def _run_functional(k, d, mem, pmem, g, b, spec, shared_mem, budget) -> LaunchRe
     res.metrics = functional_metrics(M, d)
     res.per_pc = {"warp": M.pc_warp.copy(), "thread": M.pc_thread.copy()}
     return res
-
-
-def functional_metrics(M, d) -> dict:
-    c = M.cnt
-    warp, thread = int(c[oc.CNT_WARP_INST]), int(c[oc.CNT_THREAD_INST])
-    m = {
-        "smsp__inst_executed.sum": warp,
-        "smsp__thread_inst_executed.sum": thread,
-        "smsp__thread_inst_executed_pred_on.sum": thread - int(c[oc.CNT_PRED_OFF]),
-        "smsp__thread_inst_executed_per_inst_executed.ratio": thread / warp if warp else 0.0,
-        "smsp__sass_average_branch_targets_threads_uniform.pct": 0.0,
-        "sm__sass_branch_divergent.sum": int(c[oc.CNT_DIVERGENT]),
-        "gpusim__branches.sum": int(c[oc.CNT_BRANCH]),
-        "gpusim__simt_efficiency.pct": 100.0 * thread / (32 * warp) if warp else 0.0,
-        "gpusim__barriers.sum": int(c[oc.CNT_BAR]),
-    }
-    br = int(c[oc.CNT_BRANCH])
-    m["smsp__sass_average_branch_targets_threads_uniform.pct"] = (
-        100.0 * (br - int(c[oc.CNT_DIVERGENT])) / br if br else 100.0)
-    m["opcodes"] = {oc.OPS[i]: int(n) for i, n in enumerate(M.op_count) if n}
-    return m
-
-
-_ERR = {oc.E_OOB: "out-of-bounds", oc.E_MISALIGNED: "misaligned"}
-_SPACE_NAME = {v: k for k, v in oc.SPACE.items()}
-
-
-def fault_message(d, M, g, b) -> str:
-    e = M.err
-    code, w, lane, pc = int(e[oc.EW_CODE]), int(e[oc.EW_WARP]), int(e[oc.EW_LANE]), int(e[oc.EW_PC])
-    c = int(M.wcta[w]) if w < len(M.wcta) else 0
-    cta = tuple(int(x) for x in M.cta_id[c])
-    lin = int(M.wlocal[w]) * 32 + lane
-    tid = (lin % b[0], (lin // b[0]) % b[1], lin // (b[0] * b[1]))
-    where = _where(d, pc)
-    if code in _ERR:
-        op = oc.OPS[int(d.ins[pc, oc.F_OP])]
-        kind = {"ld": "load", "ldu": "load", "st": "store"}.get(op, "atomic")
-        space = _SPACE_NAME.get(int(e[oc.EW_SPACE]), "?")
-        return (f"{_ERR[code]} {space} {kind} of {int(e[oc.EW_SIZE])} bytes at address {int(e[oc.EW_ADDR]):#x} "
-                f"by block {cta} thread {tid} {where}")
-    if code == oc.E_DEADLOCK:
-        return (f"deadlock: block {cta} waits at a barrier that can never complete "
-                f"({int(e[oc.EW_ADDR])} of {int(e[oc.EW_SIZE])} live threads arrived) {where}")
-    if code == oc.E_WATCHDOG:
-        return f"watchdog: the kernel exceeded its budget of {int(M.clock[1])} warp instructions {where}"
-    if code == oc.E_TRAP:
-        return f"trap executed by block {cta} thread {tid} {where}"
-    if code == oc.E_STACK:
-        return f"SIMT or call stack overflow in block {cta} {where}"
-    return f"invalid call or return in block {cta} {where}"
-
-
-def _where(d, pc: int) -> str:
-    if not 0 <= pc < d.n:
-        return ""
-    s = f"at {d.file}:{d.ptx_lines[pc]} `{d.texts[pc]}`"
-    if d.src_lines[pc]:
-        f, line = d.src_lines[pc]
-        s += f" (source {f}:{line})"
-    return s

@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from gpusim.report import fmt, short_name
-from gpusim.timing.state_index import STALLS
+from gpusim.sm.stalls import STALLS
 
 COUNTERS = ("warp", "thread", "sectors", "requests", "wavefronts", "bank_conflicts")
 KERNEL_END = "exit (end of kernel)"     # the decoder's synthetic last instruction (gpusim/isa/decode.py)

@@ -1,7 +1,7 @@
 """gpusim against the recorded H100 measurements (no GPU needed): committed accuracy thresholds.
 
 Tiers: sector and request counts must match exactly, shared-memory wavefronts and bank conflicts
-within ncu's per-launch excess (0.1%, see gpusim.validate.counter_matches), except the few
+within ncu's per-launch excess (0.1%, see validation.replay.counter_matches), except the few
 counters listed with a bound and a cause in validation/thresholds.json (counter_exceptions), which
 must stay within that bound; pointer-chase latencies within 10%; cycles within the per-case bound;
 MAPE bounds for the microbenchmarks (fitted) and, apart, for the held-out programs. The subset is
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from gpusim.presets import H100
-from gpusim.validate import (
+from validation.replay import (
     EXACT,
     HELD_OUT_GROUPS,
     compare,

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 from llvmlite import ir
-from numba import njit
 from numba.core import cgutils, types
 from numba.extending import intrinsic
+
+from gpusim.jit import njit
 
 MASK32 = 0xFFFFFFFF
 
@@ -36,37 +37,37 @@ def _fma_f32(typingctx, a, b, c):
     return sig, codegen
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def fma64(a, b, c):
     return _fma_f64(np.float64(a), np.float64(b), np.float64(c))
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def fma32(a, b, c):
     return _fma_f32(np.float32(a), np.float32(b), np.float32(c))
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def f32_of(b):
     return np.uint32(b & MASK32).view(np.float32)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def bits_of_f32(x):
     return np.int64(np.float32(x).view(np.uint32))
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def f64_of(b):
     return np.int64(b).view(np.float64)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def bits_of_f64(x):
     return np.float64(x).view(np.int64)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def sext(v, nbytes):
     if nbytes >= 8:
         return np.int64(v)
@@ -74,20 +75,20 @@ def sext(v, nbytes):
     return (np.int64(v) << sh) >> sh
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def zext(v, nbytes):
     if nbytes >= 8:
         return np.int64(v)
     return np.int64(v) & ((np.int64(1) << (8 * nbytes)) - 1)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def is_subnormal32(x):
     b = bits_of_f32(x)
     return (b & 0x7F800000) == 0 and (b & 0x7FFFFF) != 0
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def ftz32(x):
     """Flush an f32 subnormal to a zero of the same sign (.ftz)."""
     if is_subnormal32(x):
@@ -95,7 +96,7 @@ def ftz32(x):
     return np.float32(x)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def round_f32(x, mode):
     """float64 -> float32 with rounding mode 0 rn, 1 rz, 2 rm, 3 rp (x exact)."""
     r = np.float32(x)
@@ -113,7 +114,7 @@ def round_f32(x, mode):
     return r
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def round_integral(x, mode):
     """Round to an integral value: 4 rni (nearest even), 5 rzi, 6 rmi, 7 rpi."""
     if mode == 4:
@@ -127,7 +128,7 @@ def round_integral(x, mode):
     return x
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def f16_to_f32(h):
     h = np.int64(h) & 0xFFFF
     sign = (h >> 15) & 1
@@ -142,7 +143,7 @@ def f16_to_f32(h):
     return np.float32(-v if sign else v)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def f32_to_f16(x):
     """float32 -> binary16 bits, round to nearest even; overflow to inf."""
     b = bits_of_f32(x)
@@ -177,12 +178,12 @@ def f32_to_f16(x):
     return sign | (e << 10) | r
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def bf16_to_f32(h):
     return f32_of((np.int64(h) & 0xFFFF) << 16)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def f32_to_bf16(x):
     b = bits_of_f32(x)
     if (b & 0x7F800000) == 0x7F800000 and (b & 0x7FFFFF) != 0:
@@ -190,7 +191,7 @@ def f32_to_bf16(x):
     return ((b + 0x7FFF + ((b >> 16) & 1)) >> 16) & 0xFFFF
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def umulhi64(a, b):
     """High 64 bits of the unsigned 128-bit product of two 64-bit values (as int64 bits)."""
     m = np.uint64(0xFFFFFFFF)
@@ -206,7 +207,7 @@ def umulhi64(a, b):
     return np.int64(hi)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def smulhi64(a, b):
     hi = umulhi64(a, b)
     if a < 0:
@@ -216,7 +217,7 @@ def smulhi64(a, b):
     return hi
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def popc64(v):
     """Population count (SWAR)."""
     x = np.uint64(v)
@@ -226,7 +227,7 @@ def popc64(v):
     return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def clz(v, nbits):
     v = zext(v, nbits // 8)
     n = 0
@@ -237,7 +238,7 @@ def clz(v, nbits):
     return n
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def brev(v, nbits):
     r = np.int64(0)
     for k in range(nbits):

@@ -22,8 +22,8 @@ from gpusim.isa.layout import align as _align
 from gpusim.isa.layout import init_bytes as _init_bytes
 from gpusim.isa.modifiers import classify
 from gpusim.isa.schedule import sink_load_consumers
+from gpusim.isa.spaces import GLOBAL_BASE
 from gpusim.isa.types import TYPE_CODE, TYPE_SIZE
-from gpusim.memory.spaces import GLOBAL_BASE
 
 MAX_CALL_ARGS = 8
 CALL_W = 3 + 3 * (MAX_CALL_ARGS + 2)

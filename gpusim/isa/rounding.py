@@ -6,12 +6,12 @@ float32 in the requested mode; f64 results round s (already RN) one ulp in the d
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from gpusim.isa.bits import bits_of_f32, f16_to_f32, f32_of, f32_to_f16, fma64
+from gpusim.jit import njit
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def two_sum(a, b):
     s = a + b
     bb = s - a
@@ -19,13 +19,13 @@ def two_sum(a, b):
     return s, e
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def two_prod(a, b):
     p = a * b
     return p, fma64(a, b, -p)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def _cmp(r, s, e):
     """Sign of (r - (s + e)) for a double r close to s."""
     d = (r - s) - e
@@ -36,7 +36,7 @@ def _cmp(r, s, e):
     return 0
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def round_f32_dd(s, e, mode):
     """float32 nearest/directed rounding of the exact value s + e."""
     if np.isnan(s) or np.isinf(s):
@@ -69,7 +69,7 @@ def round_f32_dd(s, e, mode):
     return np.nextafter(r, np.float32(np.inf)) if c < 0 else r
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def round_f64_dd(s, e, mode):
     if mode == 0 or e == 0.0 or np.isnan(s) or np.isinf(s):
         return s
@@ -82,7 +82,7 @@ def round_f64_dd(s, e, mode):
     return np.nextafter(s, np.inf) if e > 0 else s
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def f32_round_odd(x):
     """float64 -> float32 rounded to odd: a later rounding to fewer bits is then correct."""
     r = np.float32(x)
@@ -91,7 +91,7 @@ def f32_round_odd(x):
     return r
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def _adjust16(h, val, x, mode):
     """Move binary16-like bits h (value val) one step per directed mode so it brackets x correctly."""
     if mode == 0 or val == x or np.isnan(x):
@@ -114,13 +114,13 @@ def _adjust16(h, val, x, mode):
     return h
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def to_f16(x, mode):
     h = f32_to_f16(f32_round_odd(x))
     return _adjust16(h, np.float64(f16_to_f32(h)), x, mode)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def to_bf16(x, mode):
     r = f32_round_odd(x)
     b = bits_of_f32(r)
@@ -130,7 +130,7 @@ def to_bf16(x, mode):
     return _adjust16(h, np.float64(f32_of(h << 16)), x, mode)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def int_to_float(v, unsigned, to_f32, mode):
     """Integer (int64 bits; unsigned if flagged) to f32/f64 bits-value, rounded per mode."""
     if unsigned and v < 0:
@@ -171,7 +171,7 @@ def int_to_float(v, unsigned, to_f32, mode):
     return np.nextafter(r, np.inf) if c < 0 else r
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def _ucmp(a, b):
     if a > b:
         return 1

@@ -6,10 +6,9 @@ checks; loads and stores then read little-endian bytes. Faults are written into 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from gpusim.isa import opcodes as oc
-from gpusim.memory.spaces import (
+from gpusim.isa.spaces import (
     CONST_WINDOW,
     GLOBAL_BASE,
     LOCAL_WINDOW,
@@ -17,9 +16,10 @@ from gpusim.memory.spaces import (
     SHARED_WINDOW,
     WINDOW_SIZE,
 )
+from gpusim.jit import njit
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(no_cpython_wrapper=True)
 def fault(M, code, w, l, pc, addr, size, space):
     if M.err[0] == 0:
         M.err[oc.EW_CODE] = code
@@ -32,7 +32,7 @@ def fault(M, code, w, l, pc, addr, size, space):
         M.err[oc.EW_CTA] = M.wcta[w]
 
 
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+@njit(no_cpython_wrapper=True, inline="always")
 def locate(M, space, addr, size, w, l, pc):
     """-> (space, offset) with space resolved from generic; (-1, 0) after recording a fault."""
     sp = space
@@ -75,7 +75,7 @@ def locate(M, space, addr, size, w, l, pc):
     return sp, a
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def _rd(buf, off, size):
     v = np.int64(0)
     for k in range(size):
@@ -83,13 +83,13 @@ def _rd(buf, off, size):
     return v
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def _wr(buf, off, size, v):
     for k in range(size):
         buf[off + k] = np.uint8((v >> (8 * k)) & 0xFF)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+@njit(no_cpython_wrapper=True, inline="always")
 def load(M, sp, off, size, w, l):
     v = np.int64(0)
     if sp == oc.SP_GLOBAL:
@@ -109,7 +109,7 @@ def load(M, sp, off, size, w, l):
     return v
 
 
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+@njit(no_cpython_wrapper=True, inline="always")
 def store(M, sp, off, size, w, l, v):
     if sp == oc.SP_GLOBAL:
         for k in range(size):

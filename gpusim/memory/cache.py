@@ -1,87 +1,88 @@
-"""A sectored, set-associative cache with LRU replacement, over arrays (numba).
+"""A sectored, set-associative cache over arrays (numba), with a replacement policy by name.
 
-Arrays (leading axis: cache instance, e.g. one L1 per SM): tag[u, set, way] (line number, -1
-empty), valid[u, set, way] (sector bit mask), dirty[u, set, way], ready[u, set, way, 4] (cycle each
-sector's data arrives), lru[u, set, way] (last-use cycle). Lines are 128 B of four 32-B sectors.
+`Cache` holds, per cache instance u (e.g. one L1 per SM), set and way: tag (line number, -1 empty),
+valid (sector bit mask), dirty (sector bit mask), ready[..., 4] (cycle each sector's data arrives)
+and meta (the replacement policy's number, gpusim/memory/replacement.py). Lines are 128 B of four
+32-B sectors; a line's set is a hash of its number.
 """
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
-from numba import njit
+
+from gpusim.jit import njit
+from gpusim.memory.replacement import POLICIES, insert, touch, victim
+
+Cache = namedtuple("Cache", "tag valid dirty ready meta policy")
 
 
-def make_cache(units: int, size_bytes: int, assoc: int, line_bytes: int = 128):
+def make_cache(units: int, size_bytes: int, assoc: int, policy: str = "lru", line_bytes: int = 128) -> Cache:
     sets = max(1, size_bytes // (line_bytes * assoc))
-    tag = np.full((units, sets, assoc), -1, np.int64)
-    return (tag, np.zeros((units, sets, assoc), np.int64), np.zeros((units, sets, assoc), np.int64),
-            np.zeros((units, sets, assoc, 4), np.int64), np.zeros((units, sets, assoc), np.int64))
+    shape = (units, sets, assoc)
+    return Cache(np.full(shape, -1, np.int64), np.zeros(shape, np.int64), np.zeros(shape, np.int64),
+                 np.zeros(shape + (4,), np.int64), np.zeros(shape, np.int64), np.int64(POLICIES[policy]))
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def set_index(line, nsets):
     h = line ^ (line >> 11) ^ (line >> 19)
     return h % nsets
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
-def probe(tag, valid, ready, lru, u, sector, now):
-    """Ready cycle of `sector` if cached (a pending fill counts: its arrival time), else -1."""
+@njit
+def probe(c, u, sector, now):
+    """Ready cycle of `sector` in cache instance u if present (a pending fill counts: its arrival
+    time), else -1. A hit updates the replacement state."""
     line = sector >> 2
-    s = set_index(line, tag.shape[1])
+    s = set_index(line, c.tag.shape[1])
     sec = sector & 3
-    for w in range(tag.shape[2]):
-        if tag[u, s, w] == line and (valid[u, s, w] >> sec) & 1:
-            lru[u, s, w] = now
-            return ready[u, s, w, sec]
+    for w in range(c.tag.shape[2]):
+        if c.tag[u, s, w] == line and (c.valid[u, s, w] >> sec) & 1:
+            touch(c.policy, c.meta, u, s, w, now)
+            return c.ready[u, s, w, sec]
     return np.int64(-1)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
-def fill(tag, valid, dirty, ready, lru, u, sector, when, now, make_dirty):
-    """Install `sector` (arriving at `when`). Returns dirty sectors evicted (written back)."""
+@njit
+def fill(c, u, sector, when, now, make_dirty):
+    """Install `sector` (arriving at `when`). Returns the dirty sectors evicted (to be written back)."""
     line = sector >> 2
-    s = set_index(line, tag.shape[1])
+    s = set_index(line, c.tag.shape[1])
     sec = sector & 3
     way = -1
-    for w in range(tag.shape[2]):
-        if tag[u, s, w] == line:
+    for w in range(c.tag.shape[2]):
+        if c.tag[u, s, w] == line:
             way = w
             break
     evicted = 0
     if way < 0:
-        way = 0
-        oldest = lru[u, s, 0]
-        for w in range(tag.shape[2]):
-            if tag[u, s, w] < 0:
-                way = w
-                break
-            if lru[u, s, w] < oldest:
-                oldest = lru[u, s, w]
-                way = w
-        if tag[u, s, way] >= 0:
-            d = dirty[u, s, way]
-            while d:
-                evicted += d & 1
-                d >>= 1
-        tag[u, s, way] = line
-        valid[u, s, way] = 0
-        dirty[u, s, way] = 0
-    valid[u, s, way] |= 1 << sec
+        way = victim(c.policy, c.tag, c.meta, u, s)
+        if c.tag[u, s, way] >= 0:
+            evicted = popcount(c.dirty[u, s, way])
+        c.tag[u, s, way] = line
+        c.valid[u, s, way] = 0
+        c.dirty[u, s, way] = 0
+        insert(c.policy, c.meta, u, s, way, now)
+    else:
+        touch(c.policy, c.meta, u, s, way, now)
+    c.valid[u, s, way] |= 1 << sec
     if make_dirty:
-        dirty[u, s, way] |= 1 << sec
-    ready[u, s, way, sec] = when
-    lru[u, s, way] = now
+        c.dirty[u, s, way] |= 1 << sec
+    c.ready[u, s, way, sec] = when
     return evicted
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
-def dirty_sectors(dirty):
+@njit
+def popcount(x):
     n = 0
-    for u in range(dirty.shape[0]):
-        for s in range(dirty.shape[1]):
-            for w in range(dirty.shape[2]):
-                d = dirty[u, s, w]
-                while d:
-                    n += d & 1
-                    d >>= 1
+    while x:
+        n += x & 1
+        x >>= 1
     return n
+
+
+def dirty_sectors(c: Cache) -> int:
+    """Dirty sectors held (end-of-kernel report)."""
+    d = c.dirty[c.tag >= 0]
+    return int(sum(bin(int(x)).count("1") for x in d[d != 0]))

@@ -6,10 +6,11 @@ one request per warp instruction, one sector per distinct 32-byte sector any act
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from gpusim.jit import njit
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def coalesce(addrs, mask, size, out):
     """Distinct sector numbers (address // 32) touched by active lanes, sorted, into `out`.
 
@@ -35,7 +36,7 @@ def coalesce(addrs, mask, size, out):
     return n
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def count_lines(sectors, n):
     """Distinct 128-byte lines among sorted sector numbers."""
     lines = 0

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpusim.memory.spaces import ALLOC_ALIGN, ALLOC_GUARD, GLOBAL_BASE
+from gpusim.isa.spaces import ALLOC_ALIGN, ALLOC_GUARD, GLOBAL_BASE
 
 
 class DeviceMemory:

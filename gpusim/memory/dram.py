@@ -7,13 +7,13 @@ L2 keeps.
 """
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
+from gpusim.jit import njit
 from gpusim.spec import param
-from gpusim.timing.state_index import C_DRAM_LAT, C_DRAM_PAIR, F_DRAM_BW_CH, K_DRAM_RD, K_DRAM_WR
 
 
 @dataclass(frozen=True)
@@ -34,45 +34,49 @@ class DRAMSpec:
             raise ConfigError(f"bad value for '{prefix}fetch_bytes': 32 or 64")
 
 
-def make_state(spec: DRAMSpec) -> dict:
-    return {"ch_free": np.zeros(spec.channels, np.float64)}
+DRAM = namedtuple("DRAM", "channel_free latency channel_bandwidth fetch_pairs counters")
+READ_BYTES, WRITE_BYTES = range(2)       # counters
 
 
-def config(spec: DRAMSpec) -> tuple[dict, dict]:
-    return ({C_DRAM_LAT: spec.latency, C_DRAM_PAIR: 1 if spec.fetch_bytes >= 64 else 0},
-            {F_DRAM_BW_CH: spec.bandwidth / spec.channels})
+def make_state(spec: DRAMSpec) -> DRAM:
+    return DRAM(np.zeros(spec.channels, np.float64), np.int64(spec.latency),
+                np.float64(spec.bandwidth / spec.channels), spec.fetch_bytes >= 64, np.zeros(2, np.int64))
 
 
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+def counters(d: DRAM) -> dict:
+    return {"dram__bytes_read.sum": int(d.counters[READ_BYTES]), "dram__bytes_write.sum": int(d.counters[WRITE_BYTES])}
+
+
+@njit
 def channel_of(sector, n):
     line = sector >> 2
     h = line ^ (line >> 7) ^ (line >> 13)
     return h % n
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
-def dram_read(T, sector, now):
+@njit
+def dram_read(d, sector, now):
     """One 32-byte sector read: the cycle its data is back at the L2."""
-    ch = channel_of(sector, T.ch_free.shape[0])
-    start = max(np.float64(now), T.ch_free[ch])
-    T.ch_free[ch] = start + 32.0 / T.cfgf[F_DRAM_BW_CH]
-    T.cnt[K_DRAM_RD] += 32
-    return np.int64(start) + T.cfg[C_DRAM_LAT]
+    ch = channel_of(sector, d.channel_free.shape[0])
+    start = max(np.float64(now), d.channel_free[ch])
+    d.channel_free[ch] = start + 32.0 / d.channel_bandwidth
+    d.counters[READ_BYTES] += 32
+    return np.int64(start) + d.latency
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
-def dram_burst_extra(T, sector):
+@njit
+def dram_burst_extra(d, sector):
     """The second sector of a 64-byte burst: channel time and bytes, no extra latency."""
-    ch = channel_of(sector, T.ch_free.shape[0])
-    T.ch_free[ch] += 32.0 / T.cfgf[F_DRAM_BW_CH]
-    T.cnt[K_DRAM_RD] += 32
+    ch = channel_of(sector, d.channel_free.shape[0])
+    d.channel_free[ch] += 32.0 / d.channel_bandwidth
+    d.counters[READ_BYTES] += 32
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
-def dram_writeback(T, sector, n, now):
+@njit
+def dram_writeback(d, sector, n, now):
     """n dirty sectors evicted from the L2 (charged to the channel of the line that evicted them)."""
     if n == 0:
         return
-    ch = channel_of(sector, T.ch_free.shape[0])
-    T.ch_free[ch] = max(np.float64(now), T.ch_free[ch]) + n * 32.0 / T.cfgf[F_DRAM_BW_CH]
-    T.cnt[K_DRAM_WR] += 32 * n
+    ch = channel_of(sector, d.channel_free.shape[0])
+    d.channel_free[ch] = max(np.float64(now), d.channel_free[ch]) + n * 32.0 / d.channel_bandwidth
+    d.counters[WRITE_BYTES] += 32 * n

@@ -9,13 +9,13 @@ crossbar latency is part of the L2 hit latency (gpusim/memory/l2.py).
 """
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
+from gpusim.jit import njit
 from gpusim.spec import param
-from gpusim.timing.state_index import C_L2_PARTS, C_NOC_FAR, C_NSM, F_NOC_PORT_BW, K_L2_FAR
 
 
 @dataclass(frozen=True)
@@ -31,29 +31,33 @@ class InterconnectSpec:
             raise ConfigError(f"bad value for '{prefix}port_bandwidth': must be positive")
 
 
-def make_state(spec: InterconnectSpec, n_sm: int) -> dict:
-    return {"port_free": np.zeros(n_sm, np.float64)}
+NoC = namedtuple("NoC", "n_sm partitions far_latency port_bandwidth port_free counters")
+FAR_SECTORS = 0       # counters
 
 
-def config(spec: InterconnectSpec) -> tuple[dict, dict]:
-    return {C_NOC_FAR: spec.far_latency}, {F_NOC_PORT_BW: spec.port_bandwidth}
+def make_state(spec: InterconnectSpec, n_sm: int, l2_partitions: int) -> NoC:
+    return NoC(np.int64(n_sm), np.int64(l2_partitions), np.int64(spec.far_latency), np.float64(spec.port_bandwidth),
+               np.zeros(n_sm, np.float64), np.zeros(1, np.int64))
 
 
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def hop(T, sm, sl, nslices):
+def counters(n: NoC) -> dict:
+    return {"gpusim__l2_far_partition_sectors.sum": int(n.counters[FAR_SECTORS])}
+
+
+@njit(inline="always")
+def hop(n, sm, sl, nslices):
     """One-way extra cycles from SM `sm` to slice `sl`: 0 in the SM's partition, far_latency/2 across."""
-    parts = T.cfg[C_L2_PARTS]
-    if parts <= 1:
+    if n.partitions <= 1:
         return 0
-    if (sm * parts) // T.cfg[C_NSM] == (sl * parts) // nslices:
+    if (sm * n.partitions) // n.n_sm == (sl * n.partitions) // nslices:
         return 0
-    T.cnt[K_L2_FAR] += 1
-    return T.cfg[C_NOC_FAR] // 2
+    n.counters[FAR_SECTORS] += 1
+    return n.far_latency // 2
 
 
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def deliver(T, sm, t, nbytes):
+@njit(inline="always")
+def deliver(n, sm, t, nbytes):
     """Cycle `nbytes` arriving at SM `sm`'s port at cycle t are through it."""
-    start = max(np.float64(t), T.port_free[sm])
-    T.port_free[sm] = start + nbytes / T.cfgf[F_NOC_PORT_BW]
+    start = max(np.float64(t), n.port_free[sm])
+    n.port_free[sm] = start + nbytes / n.port_bandwidth
     return np.int64(start)

@@ -7,15 +7,16 @@ miss waits for the oldest to return, and the LSU stalls behind it (lg_throttle).
 """
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
+from gpusim.jit import njit
 from gpusim.memory.cache import fill, make_cache, probe
 from gpusim.memory.l2 import l2_access
+from gpusim.memory.replacement import check_policy
 from gpusim.spec import param
-from gpusim.timing.state_index import C_L1_LAT, C_MSHRS, K_L1_HIT, K_L1_LOOK, K_MSHR_WAIT
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,7 @@ class L1Spec:
     latency: int = param(29, "cycles", "hit latency (fitted: chase_l1, 42.8 cycles per dependent step)")
     mshrs: int = param(1024, "sectors", "outstanding sector misses per SM (fitted: the smallest count at which "
                                                 "coalesce_s08 does not throttle, as the H100 does not)")
+    replacement: str = param("lru", "name", "replacement policy: lru | fifo | srrip (gpusim/memory/replacement.py)")
 
     def validate(self, prefix: str = "") -> None:
         from gpusim.errors import ConfigError
@@ -36,34 +38,40 @@ class L1Spec:
         if self.size < 128 * self.assoc:      # 128-B lines (gpusim/memory/cache.py)
             raise ConfigError(f"bad value for '{prefix}size': must hold at least one set "
                               f"({self.assoc} ways of 128-B lines = {128 * self.assoc} B), got {self.size}")
+        check_policy(self.replacement, prefix + "replacement")
 
 
-def make_state(spec: L1Spec, n_sm: int) -> dict:
-    tag, valid, dirty, rdy, lru = make_cache(n_sm, spec.size, spec.assoc)
-    return {"l1_tag": tag, "l1_valid": valid, "l1_dirty": dirty, "l1_rdy": rdy, "l1_lru": lru,
-            "mshr_free": np.zeros((n_sm, spec.mshrs), np.int64), "mshr_next": np.zeros(n_sm, np.int64)}
+L1 = namedtuple("L1", "cache latency mshr_free mshr_next counters")
+LOOKUPS, HITS, MSHR_WAIT = range(3)      # counters
 
 
-def config(spec: L1Spec) -> dict:
-    return {C_L1_LAT: spec.latency, C_MSHRS: spec.mshrs}
+def make_state(spec: L1Spec, n_sm: int) -> L1:
+    return L1(make_cache(n_sm, spec.size, spec.assoc, spec.replacement), np.int64(spec.latency),
+              np.zeros((n_sm, spec.mshrs), np.int64), np.zeros(n_sm, np.int64), np.zeros(3, np.int64))
 
 
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def l1_load(T, sm, sector, start):
+def counters(l1: L1) -> dict:
+    c = l1.counters
+    return {"l1tex__t_sector_hit_rate.pct": 100.0 * c[HITS] / c[LOOKUPS] if c[LOOKUPS] else 0.0,
+            "gpusim__l1_mshr_wait_cycles.sum": int(c[MSHR_WAIT])}
+
+
+@njit
+def l1_load(l1, l2, noc, dram, sm, sector, start):
     """A load sector the LSU took at `start`: (cycle its data is ready, cycle the LSU may go on)."""
-    T.cnt[K_L1_LOOK] += 1
-    t = start + T.cfg[C_L1_LAT]
-    r = probe(T.l1_tag, T.l1_valid, T.l1_rdy, T.l1_lru, sm, sector, start)
+    l1.counters[LOOKUPS] += 1
+    t = start + l1.latency
+    r = probe(l1.cache, sm, sector, start)
     if r >= 0:
-        T.cnt[K_L1_HIT] += 1
+        l1.counters[HITS] += 1
         return max(r, t), start
-    slot = T.mshr_next[sm] % T.cfg[C_MSHRS]
-    T.mshr_next[sm] += 1
-    free = T.mshr_free[sm, slot]
+    slot = l1.mshr_next[sm] % l1.mshr_free.shape[1]
+    l1.mshr_next[sm] += 1
+    free = l1.mshr_free[sm, slot]
     if free > start:               # every MSHR busy: wait for the oldest
-        T.cnt[K_MSHR_WAIT] += free - start
+        l1.counters[MSHR_WAIT] += free - start
         t += free - start
-    done = l2_access(T, sm, sector, t, False)
-    T.mshr_free[sm, slot] = done
-    fill(T.l1_tag, T.l1_valid, T.l1_dirty, T.l1_rdy, T.l1_lru, sm, sector, done, start, False)
+    done = l2_access(l2, noc, dram, sm, sector, t, False)
+    l1.mshr_free[sm, slot] = done
+    fill(l1.cache, sm, sector, done, start, False)
     return done, max(start, free)

@@ -9,25 +9,17 @@ operation on one sector.
 """
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
-from gpusim.memory.cache import fill, make_cache, probe
+from gpusim.jit import njit
+from gpusim.memory.cache import dirty_sectors, fill, make_cache, probe
 from gpusim.memory.dram import dram_burst_extra, dram_read, dram_writeback
 from gpusim.memory.interconnect import deliver, hop
+from gpusim.memory.replacement import check_policy
 from gpusim.spec import param
-from gpusim.timing.state_index import (
-    C_ATOM_LAT,
-    C_DRAM_PAIR,
-    C_L2_LAT,
-    C_L2_PARTS,
-    F_L2_ATOM,
-    F_L2_BW_SLICE,
-    K_L2_HIT,
-    K_L2_LOOK,
-)
 
 
 @dataclass(frozen=True)
@@ -42,6 +34,7 @@ class L2Spec:
     bandwidth: float = param(2.7e12 / 1980e6 * 1.9, "B/cycle", "whole-GPU L2 bandwidth")
     atomic_latency: int = param(300, "cycles", "a global atomic's round trip when it does not wait")
     atomic_interval: float = param(1.46, "cycles", "slice time per atomic operation on one sector (fitted: atomics)")
+    replacement: str = param("lru", "name", "replacement policy: lru | fifo | srrip (gpusim/memory/replacement.py)")
 
     def validate(self, prefix: str = "") -> None:
         from gpusim.errors import ConfigError
@@ -57,75 +50,80 @@ class L2Spec:
                               f"({self.assoc} ways of 128-B lines = {128 * self.assoc} B), got {self.size}")
         if self.bandwidth <= 0:
             raise ConfigError(f"bad value for '{prefix}bandwidth': must be positive")
+        check_policy(self.replacement, prefix + "replacement")
 
 
-def make_state(spec: L2Spec) -> dict:
-    tag, valid, dirty, rdy, lru = make_cache(1, spec.size, spec.assoc)
-    return {"l2_tag": tag, "l2_valid": valid, "l2_dirty": dirty, "l2_rdy": rdy, "l2_lru": lru,
-            "slice_free": np.zeros(spec.slices, np.float64)}
+L2 = namedtuple("L2", "cache slice_free latency atomic_latency slice_bandwidth atomic_interval counters")
+LOOKUPS, HITS = range(2)      # counters
 
 
-def config(spec: L2Spec) -> tuple[dict, dict]:
-    return ({C_L2_LAT: spec.latency, C_ATOM_LAT: spec.atomic_latency, C_L2_PARTS: spec.partitions},
-            {F_L2_BW_SLICE: spec.bandwidth / spec.slices, F_L2_ATOM: spec.atomic_interval})
+def make_state(spec: L2Spec) -> L2:
+    return L2(make_cache(1, spec.size, spec.assoc, spec.replacement), np.zeros(spec.slices, np.float64),
+              np.int64(spec.latency), np.int64(spec.atomic_latency), np.float64(spec.bandwidth / spec.slices),
+              np.float64(spec.atomic_interval), np.zeros(2, np.int64))
 
 
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+def counters(l2: L2) -> dict:
+    c = l2.counters
+    return {"lts__t_sector_hit_rate.pct": 100.0 * c[HITS] / c[LOOKUPS] if c[LOOKUPS] else 0.0,
+            "gpusim__l2_dirty_bytes_at_end.sum": 32 * dirty_sectors(l2.cache)}
+
+
+@njit
 def slice_of(sector, n):
     line = sector >> 2
     h = line ^ (line >> 7) ^ (line >> 13)
     return h % n
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
-def _install(T, sector, when, now, dirty):
-    ev = fill(T.l2_tag, T.l2_valid, T.l2_dirty, T.l2_rdy, T.l2_lru, 0, sector, when, now, dirty)
-    dram_writeback(T, sector, ev, now)
+@njit
+def _install(l2, dram, sector, when, now, dirty):
+    dram_writeback(dram, sector, fill(l2.cache, 0, sector, when, now, dirty), now)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
-def l2_access(T, sm, sector, now, is_write):
+@njit
+def l2_access(l2, noc, dram, sm, sector, now, is_write):
     """One sector from SM `sm` leaving its L1 at `now`: the cycle the data (or the write's
     acknowledgement) is back at the SM."""
-    nsl = T.slice_free.shape[0]
+    nsl = l2.slice_free.shape[0]
     sl = slice_of(sector, nsl)
-    h = hop(T, sm, sl, nsl)
-    start = max(np.float64(now + h), T.slice_free[sl])
-    T.slice_free[sl] = start + 32.0 / T.cfgf[F_L2_BW_SLICE]
+    h = hop(noc, sm, sl, nsl)
+    start = max(np.float64(now + h), l2.slice_free[sl])
+    l2.slice_free[sl] = start + 32.0 / l2.slice_bandwidth
     t = np.int64(start)
-    half = T.cfg[C_L2_LAT] // 2
-    T.cnt[K_L2_LOOK] += 1
-    r = probe(T.l2_tag, T.l2_valid, T.l2_rdy, T.l2_lru, 0, sector, t)
+    half = l2.latency // 2
+    l2.counters[LOOKUPS] += 1
+    r = probe(l2.cache, 0, sector, t)
     if r >= 0:
-        T.cnt[K_L2_HIT] += 1
+        l2.counters[HITS] += 1
     if is_write:
-        _install(T, sector, t, t, True)
-        return t + T.cfg[C_L2_LAT] + h
+        _install(l2, dram, sector, t, t, True)
+        return t + l2.latency + h
     if r >= 0:
-        return deliver(T, sm, max(r, t) + T.cfg[C_L2_LAT] + h, 32)
-    done = dram_read(T, sector, t + half)
-    _install(T, sector, done, t, False)
-    if T.cfg[C_DRAM_PAIR] != 0:
+        return deliver(noc, sm, max(r, t) + l2.latency + h, 32)
+    done = dram_read(dram, sector, t + half)
+    _install(l2, dram, sector, done, t, False)
+    if dram.fetch_pairs:
         pair = sector ^ 1          # DRAM delivers 64 B: the neighbouring sector comes along
-        if probe(T.l2_tag, T.l2_valid, T.l2_rdy, T.l2_lru, 0, pair, t) < 0:
-            dram_burst_extra(T, sector)
-            _install(T, pair, done, t, False)
-    return deliver(T, sm, done + (T.cfg[C_L2_LAT] - half) + h, 32)
+        if probe(l2.cache, 0, pair, t) < 0:
+            dram_burst_extra(dram, sector)
+            _install(l2, dram, pair, done, t, False)
+    return deliver(noc, sm, done + (l2.latency - half) + h, 32)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
-def l2_atomic(T, sm, sector, now, ways):
+@njit
+def l2_atomic(l2, noc, dram, sm, sector, now, ways):
     """An atomic on one sector at its slice, `ways` operations deep: the cycle its result is back."""
-    nsl = T.slice_free.shape[0]
+    nsl = l2.slice_free.shape[0]
     sl = slice_of(sector, nsl)
-    h = hop(T, sm, sl, nsl)
-    t = max(np.float64(now + h), T.slice_free[sl])
-    busy = T.cfgf[F_L2_ATOM] * ways          # the read-modify-write operations, one after another
-    T.slice_free[sl] = t + busy + 32.0 / T.cfgf[F_L2_BW_SLICE]
-    T.cnt[K_L2_LOOK] += 1
+    h = hop(noc, sm, sl, nsl)
+    t = max(np.float64(now + h), l2.slice_free[sl])
+    busy = l2.atomic_interval * ways          # the read-modify-write operations, one after another
+    l2.slice_free[sl] = t + busy + 32.0 / l2.slice_bandwidth
+    l2.counters[LOOKUPS] += 1
     ti = np.int64(t + busy)
-    if probe(T.l2_tag, T.l2_valid, T.l2_rdy, T.l2_lru, 0, sector, ti) >= 0:
-        T.cnt[K_L2_HIT] += 1
-    _install(T, sector, ti, ti, True)
+    if probe(l2.cache, 0, sector, ti) >= 0:
+        l2.counters[HITS] += 1
+    _install(l2, dram, sector, ti, ti, True)
     # the reply carries the last operation's result: it leaves once the operations are done
-    return ti + T.cfg[C_ATOM_LAT] + h + np.int64(busy)
+    return ti + l2.atomic_latency + h + np.int64(busy)

@@ -1,13 +1,17 @@
 """Shared memory banks: 32 banks of 4 bytes. A warp access needs as many wavefronts as the largest
 number of distinct 4-byte words any one bank must deliver (lanes reading the same word share it).
 The MIO pipe of an SM moves one wavefront per cycle; the data of an access is ready `latency`
-cycles after its first wavefront plus one cycle per further wavefront."""
+cycles after its first wavefront plus one cycle per further wavefront. Atomics on shared memory
+(ATOMS) also serialise the lanes that hit one word. Requests, wavefronts and bank conflicts are
+counted per kind (ld, st, atom) as ncu counts them, and per PTX line."""
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass
 
-from numba import njit
+import numpy as np
 
+from gpusim.jit import njit
 from gpusim.spec import param
 
 
@@ -26,7 +30,7 @@ class SharedMemSpec:
             raise ConfigError(f"bad value for '{prefix}banks': must be at least 1")
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def wavefronts(addrs, mask, size, nbanks, words, banks):
     """Wavefronts for one shared-memory warp access; `words`/`banks` are scratch arrays (>= 128)."""
     n = 0
@@ -52,3 +56,60 @@ def wavefronts(addrs, mask, size, nbanks, words, banks):
         if banks[b] > worst:
             worst = banks[b]
     return max(worst, 1)
+
+
+SharedMem = namedtuple("SharedMem", "latency mio_queue banks mio_free counters pc_wavefronts pc_conflicts words "
+                                     "bank_load")
+LD, ST, ATOM = range(3)                         # access kinds
+REQUESTS, WAVEFRONTS, CONFLICTS = range(3)      # counters[kind, ...]
+_KIND = ("ld", "st", "atom")
+
+
+def make_state(spec: SharedMemSpec, n_sm: int, n_pcs: int) -> SharedMem:
+    return SharedMem(np.int64(spec.latency), np.int64(spec.mio_queue), np.int64(spec.banks),
+                     np.zeros(n_sm, np.int64), np.zeros((3, 3), np.int64), np.zeros(n_pcs, np.int64),
+                     np.zeros(n_pcs, np.int64), np.zeros(256, np.int64), np.zeros(spec.banks, np.int64))
+
+
+def counters(sm: SharedMem) -> dict:
+    m = {}
+    for k, name in enumerate(_KIND):
+        m[f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{name}.sum"] = int(sm.counters[k, WAVEFRONTS])
+        m[f"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{name}.sum"] = int(sm.counters[k, CONFLICTS])
+        m[f"gpusim__shared_requests_op_{name}.sum"] = int(sm.counters[k, REQUESTS])
+    return m
+
+
+@njit
+def same_address_ways(addrs, mask):
+    """The largest number of active lanes that share one address."""
+    worst = 1
+    for a in range(32):
+        if not (mask >> a) & 1:
+            continue
+        c = 0
+        for b in range(32):
+            if (mask >> b) & 1 and addrs[b] == addrs[a]:
+                c += 1
+        worst = max(worst, c)
+    return worst
+
+
+@njit
+def smem_access(sh, addrs, mask, size, kind, sm, pc, now):
+    """A warp's shared-memory access of `kind` issued at `now` on SM `sm`: the cycle its data is ready."""
+    wf = wavefronts(addrs, mask, size, sh.banks, sh.words, sh.bank_load)
+    if kind == ATOM:
+        wf = max(wf, same_address_ways(addrs, mask))    # lanes on one word serialise
+    active = 0
+    for l in range(32):
+        active += (mask >> l) & 1
+    conflicts = max(0, wf - max(1, (active * size + 127) // 128))
+    sh.pc_wavefronts[pc] += wf
+    sh.pc_conflicts[pc] += conflicts
+    sh.counters[kind, REQUESTS] += 1
+    sh.counters[kind, WAVEFRONTS] += wf
+    sh.counters[kind, CONFLICTS] += conflicts
+    start = max(now, sh.mio_free[sm])
+    sh.mio_free[sm] = start + wf
+    return start + sh.latency + wf - 1

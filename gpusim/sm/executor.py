@@ -6,19 +6,19 @@ runs one resident CTA to completion for functional mode.
 """
 from __future__ import annotations
 
-from numba import njit
-
 from gpusim.isa import opcodes as oc
-from gpusim.isa.alu_float import exec_float
-from gpusim.isa.alu_int import exec_int
 from gpusim.isa.bits import popc64
-from gpusim.isa.compare import exec_cvta, exec_mov, exec_select, exec_set, exec_setp
-from gpusim.isa.convert import exec_cvt
 from gpusim.isa.types import K_FLOAT
+from gpusim.jit import njit
 from gpusim.memory.access import fault
+from gpusim.sm.alu_float import exec_float
+from gpusim.sm.alu_int import exec_int
+from gpusim.sm.compare import exec_cvta, exec_mov, exec_select, exec_set, exec_setp
+from gpusim.sm.convert import exec_cvt
 from gpusim.sm.memops import exec_atom, exec_ld, exec_st
+from gpusim.sm.operands import read_sreg
 from gpusim.sm.simt import barrier, branch, call, exit_lanes, ret_from_func, settle
-from gpusim.sm.state import W_BARRIER, W_DONE, W_READY
+from gpusim.sm.state import W_BARRIER, W_DONE, W_READY, Lanes, MemLanes
 from gpusim.sm.warpops import exec_activemask, exec_redux, exec_shfl, exec_vote
 
 # step() results
@@ -35,20 +35,27 @@ FLOAT_ONLY_LO, FLOAT_ONLY_HI = O["sqrt"], O["testp"]   # sqrt .. testp are float
 OP_FMA, OP_MAD, OP_BRKPT, OP_NANOSLEEP = O["fma"], O["mad"], O["brkpt"], O["nanosleep"]
 
 
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def guard_mask(P, M, i, w, amask):
-    g = P.ins[i, oc.F_GUARD]
+@njit(no_cpython_wrapper=True)
+def guard_mask(ins, R, i, w, amask):
+    """The lanes of `amask` whose guard predicate lets instruction i execute."""
+    g = ins[i, oc.F_GUARD]
     if g < 0:
         return amask
-    neg = P.ins[i, oc.F_GNEG]
+    neg = ins[i, oc.F_GNEG]
     m = 0
     for l in range(32):
-        if (amask >> l) & 1 and ((M.R[w, g, l] & 1) != neg):
+        if (amask >> l) & 1 and ((R[w, g, l] & 1) != neg):
             m |= 1 << l
     return m
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(no_cpython_wrapper=True)
+def mem_lanes(M):
+    return MemLanes(M.R, M.si, M.sf, M.sregs, M.tr_addr, M.tr_info, M.gmem, M.alo, M.ahi, M.smem, M.lmem, M.cmem,
+                    M.pmem, M.wcta, M.err)
+
+
+@njit(no_cpython_wrapper=True)
 def step(P, M, w):
     if M.wstat[w] != W_READY:
         return S_DONE if M.wstat[w] == W_DONE else S_BARRIER
@@ -60,7 +67,7 @@ def step(P, M, w):
     amask = M.smask[w, t] & ~M.exited[w]
     i = pc
     op = P.ins[i, oc.F_OP]
-    emask = guard_mask(P, M, i, w, amask)
+    emask = guard_mask(P.ins, M.R, i, w, amask)
     M.cnt[oc.CNT_WARP_INST] += 1
     na = popc64(amask)
     M.cnt[oc.CNT_THREAD_INST] += na
@@ -74,6 +81,10 @@ def step(P, M, w):
         return S_FAULT
     M.spc[w, t] = pc + 1
     ty = P.ins[i, oc.F_TYPE]
+    for slot in range(oc.S0, oc.NSLOT):
+        if P.opk[i, slot] == oc.OK_SREG:
+            read_sreg(P, M, i, slot, w, amask)
+    L = Lanes(M.R, M.si, M.sf, M.sregs)
     if op == OP_BRA:
         M.cnt[oc.CNT_BRANCH] += 1
         if P.ins[i, oc.F_MOD] == 1:
@@ -87,20 +98,20 @@ def step(P, M, w):
             M.cnt[oc.CNT_DIVERGENT] += 1
     elif op == OP_LD or op == OP_LDU:
         M.cnt[oc.CNT_LD] += 1
-        exec_ld(P, M, i, w, emask, pc)
+        exec_ld(P, mem_lanes(M), i, w, emask, pc)
     elif op == OP_ST:
         M.cnt[oc.CNT_ST] += 1
-        exec_st(P, M, i, w, emask, pc)
+        exec_st(P, mem_lanes(M), i, w, emask, pc)
     elif op == OP_SETP:
-        exec_setp(P, M, i, w, emask)
+        exec_setp(P, L, i, w, emask)
     elif op == OP_MOV:
-        exec_mov(P, M, i, w, emask)
+        exec_mov(P, L, i, w, emask)
     elif op == OP_CVT:
-        exec_cvt(P, M, i, w, emask)
+        exec_cvt(P, L, i, w, emask)
     elif op == OP_CVTA:
-        exec_cvta(P, M, i, w, emask)
+        exec_cvta(P, L, i, w, emask)
     elif op == OP_SELP or op == OP_SLCT:
-        exec_select(P, M, i, w, emask, op == OP_SLCT)
+        exec_select(P, L, i, w, emask, op == OP_SLCT)
     elif op == OP_BAR:
         M.cnt[oc.CNT_BAR] += 1
         if emask != 0:
@@ -109,7 +120,7 @@ def step(P, M, w):
                 return S_BARRIER
     elif op == OP_ATOM or op == OP_RED:
         M.cnt[oc.CNT_ATOM] += 1
-        exec_atom(P, M, i, w, emask, pc, op == OP_ATOM)
+        exec_atom(P, mem_lanes(M), i, w, emask, pc, op == OP_ATOM)
     elif op == OP_EXIT or op == OP_RET:
         if emask != 0:
             exit_lanes(M, w, emask)
@@ -121,15 +132,15 @@ def step(P, M, w):
     elif op == OP_RETF:
         ret_from_func(P, M, w, pc, amask)
     elif op == OP_SHFL:
-        exec_shfl(P, M, i, w, emask)
+        exec_shfl(P, L, i, w, emask)
     elif op == OP_VOTE:
-        exec_vote(P, M, i, w, emask)
+        exec_vote(P, L, i, w, emask)
     elif op == OP_ACTIVEMASK:
-        exec_activemask(P, M, i, w, emask)
+        exec_activemask(P, L, i, w, emask)
     elif op == OP_REDUX:
-        exec_redux(P, M, i, w, emask)
+        exec_redux(P, L, i, w, emask)
     elif op == OP_SET:
-        exec_set(P, M, i, w, emask)
+        exec_set(P, L, i, w, emask)
     elif op == OP_TRAP:
         if emask != 0:
             fault(M, oc.E_TRAP, w, 0, pc, 0, 0, 0)
@@ -137,11 +148,11 @@ def step(P, M, w):
         pass
     elif op == OP_FMA or (op >= FLOAT_ONLY_LO and op <= FLOAT_ONLY_HI) or P.tkind[ty] == K_FLOAT:
         if op == OP_MAD and P.tkind[ty] != K_FLOAT:
-            exec_int(P, M, i, w, emask)
+            exec_int(P, L, i, w, emask)
         else:
-            exec_float(P, M, i, w, emask)
+            exec_float(P, L, i, w, emask)
     else:
-        exec_int(P, M, i, w, emask)
+        exec_int(P, L, i, w, emask)
     if M.err[0] != 0:
         return S_FAULT
     if M.wstat[w] == W_DONE:
@@ -149,7 +160,7 @@ def step(P, M, w):
     return S_ISSUED
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(no_cpython_wrapper=True)
 def init_warp(M, w, c, wlocal, nthreads):
     """Place warp `wlocal` of the CTA in CTA slot c into warp slot w."""
     first = wlocal * 32
@@ -170,7 +181,7 @@ def init_warp(M, w, c, wlocal, nthreads):
             M.R[w, r, l] = 0
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(no_cpython_wrapper=True)
 def init_cta(M, c, cx, cy, cz, sm, nthreads, nwarps):
     M.cta_id[c, 0] = cx
     M.cta_id[c, 1] = cy
@@ -185,24 +196,20 @@ def init_cta(M, c, cx, cy, cz, sm, nthreads, nwarps):
     M.smem[c, :] = 0
 
 
-# the same step, inlined into the functional loop below (the timing core calls `step` itself)
-_step_inline = njit(cache=True, _nrt=False, error_model="numpy", inline="always")(step.py_func)
-
-
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(no_cpython_wrapper=True)
 def run_warp(P, M, w, quantum):
     """Run warp slot w for up to `quantum` instructions or until it blocks; (last result, issued any)."""
     issued = False
     r = S_ISSUED
     for _ in range(quantum):
-        r = _step_inline(P, M, w)
+        r = step(P, M, w)
         if r != S_ISSUED:
             break
         issued = True
     return r, issued
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def run_grid(P, M, first_cta, last_cta, quantum):
     """Functional mode: run CTAs [first_cta, last_cta) one after another in slot 0.
 
@@ -249,7 +256,7 @@ def run_grid(P, M, first_cta, last_cta, quantum):
     return 0
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(no_cpython_wrapper=True)
 def _deadlock_site(M, nwarps):
     for w in range(nwarps):
         if M.wstat[w] == W_BARRIER:

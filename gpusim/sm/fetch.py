@@ -12,15 +12,16 @@ miss. The cache starts cold at every launch, as a freshly launched kernel's code
 """
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
+from gpusim.jit import njit
 from gpusim.memory.cache import fill, make_cache, probe
 from gpusim.memory.l2 import l2_access
+from gpusim.memory.replacement import check_policy
 from gpusim.spec import param
-from gpusim.timing.state_index import C_FETCH_LAT, C_FETCH_PREF, C_INST_SHIFT, K_IC_MISS
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,7 @@ class FetchSpec:
                                              "(fitted: launch_empty's no_instruction stall)")
     prefetch_lines: int = param(32, "lines", "lines each SM keeps requested ahead of the furthest line entered "
                                              "(32: one exposed miss per kernel start, as ncu shows)")
+    replacement: str = param("lru", "name", "replacement policy: lru | fifo | srrip (gpusim/memory/replacement.py)")
 
     def validate(self, prefix: str = "") -> None:
         from gpusim.errors import ConfigError
@@ -44,59 +46,62 @@ class FetchSpec:
                 self.line_bytes // self.inst_bytes - 1):
             raise ConfigError(f"bad value for '{prefix}line_bytes': must hold a power-of-two number of "
                               "instructions")
+        check_policy(self.replacement, prefix + "replacement")
 
 
-def make_state(spec: FetchSpec, n_sm: int, n_warps: int) -> dict:
-    tag, valid, dirty, rdy, lru = make_cache(n_sm, spec.icache_bytes, spec.icache_assoc, spec.line_bytes)
-    return {"ic_tag": tag, "ic_valid": valid, "ic_dirty": dirty, "ic_rdy": rdy, "ic_lru": lru,
-            "wline": np.full(n_warps, -1, np.int64), "wfetched": np.zeros(n_warps, np.int64),
-            "ic_head": np.full(n_sm, -1, np.int64)}
-
-
-def config(spec: FetchSpec) -> dict:
-    per_line = spec.line_bytes // spec.inst_bytes
-    return {C_FETCH_LAT: spec.miss_latency, C_FETCH_PREF: spec.prefetch_lines,
-            C_INST_SHIFT: per_line.bit_length() - 1}
-
-
+Fetch = namedtuple("Fetch", "cache miss_latency prefetch_lines line_shift last_line warp_line warp_line_ready "
+                           "stream_head counters")
+MISSES = 0      # counters
 CODE_SECTOR = np.int64(1) << 41        # the kernel's code, as sectors of its own address range
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
-def _fill_line(T, sm, line, now):
+def make_state(spec: FetchSpec, n_sm: int, n_warps: int, n_pcs: int) -> Fetch:
+    shift = (spec.line_bytes // spec.inst_bytes).bit_length() - 1
+    return Fetch(make_cache(n_sm, spec.icache_bytes, spec.icache_assoc, spec.replacement, spec.line_bytes),
+                 np.int64(spec.miss_latency), np.int64(spec.prefetch_lines), np.int64(shift),
+                 np.int64((n_pcs - 1) >> shift), np.full(n_warps, -1, np.int64), np.zeros(n_warps, np.int64),
+                 np.full(n_sm, -1, np.int64), np.zeros(1, np.int64))
+
+
+def counters(f: Fetch) -> dict:
+    return {"gpusim__icache_misses.sum": int(f.counters[MISSES])}
+
+
+@njit
+def _fill_line(f, l2, noc, dram, sm, line, now):
     """Request a line for SM sm's instruction cache: the cycle it arrives."""
     t = now
     for s in range(4):
-        t = max(t, l2_access(T, sm, CODE_SECTOR + line * 4 + s, now, False))
-    t += T.cfg[C_FETCH_LAT]
-    T.cnt[K_IC_MISS] += 1
-    fill(T.ic_tag, T.ic_valid, T.ic_dirty, T.ic_rdy, T.ic_lru, sm, line << 2, t, now, False)
+        t = max(t, l2_access(l2, noc, dram, sm, CODE_SECTOR + line * 4 + s, now, False))
+    t += f.miss_latency
+    f.counters[MISSES] += 1
+    fill(f.cache, sm, line << 2, t, now, False)
     return t
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
-def _fetch_line(T, sm, w, line, now):
+@njit
+def fetch_line(f, l2, noc, dram, sm, w, line, now):
     """The lookup (and, on a miss, the fill and the stream prefetch) when warp w enters a new line."""
-    r = probe(T.ic_tag, T.ic_valid, T.ic_rdy, T.ic_lru, sm, line << 2, now)
+    r = probe(f.cache, sm, line << 2, now)
     if r < 0:
-        r = _fill_line(T, sm, line, now)
-    ahead = min(line + T.cfg[C_FETCH_PREF], (T.srcregs.shape[0] - 1) >> T.cfg[C_INST_SHIFT])
-    if T.ic_head[sm] < ahead:            # stream ahead of the furthest line entered
-        for x in range(max(T.ic_head[sm] + 1, line + 1), ahead + 1):
-            if probe(T.ic_tag, T.ic_valid, T.ic_rdy, T.ic_lru, sm, x << 2, now) < 0:
-                _fill_line(T, sm, x, now)
-        T.ic_head[sm] = ahead
+        r = _fill_line(f, l2, noc, dram, sm, line, now)
+    ahead = min(line + f.prefetch_lines, f.last_line)
+    if f.stream_head[sm] < ahead:            # stream ahead of the furthest line entered
+        for x in range(max(f.stream_head[sm] + 1, line + 1), ahead + 1):
+            if probe(f.cache, sm, x << 2, now) < 0:
+                _fill_line(f, l2, noc, dram, sm, x, now)
+        f.stream_head[sm] = ahead
     if r <= now:             # remember the line and when it came, to skip the lookup next time
-        T.wline[w] = line
-        T.wfetched[w] = r
+        f.warp_line[w] = line
+        f.warp_line_ready[w] = r
     return r
 
 
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def fetch_ready(T, sm, w, pc, now):
+@njit(inline="always")
+def fetch_ready(f, l2, noc, dram, sm, w, pc, now):
     """Cycle warp w's instruction at `pc` is (or was) in the instruction cache; a miss starts the fill.
-    Inlined fast path: the warp is still in the line it last found present."""
-    line = pc >> T.cfg[C_INST_SHIFT]
-    if T.wline[w] == line:
-        return T.wfetched[w]
-    return _fetch_line(T, sm, w, line, now)
+    Fast path: the warp is still in the line it last found present."""
+    line = pc >> f.line_shift
+    if f.warp_line[w] == line:
+        return f.warp_line_ready[w]
+    return fetch_line(f, l2, noc, dram, sm, w, line, now)

@@ -3,17 +3,17 @@ so they serialise exactly as the hardware guarantees (each lane's read-modify-wr
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from gpusim.isa import opcodes as oc
 from gpusim.isa.bits import bits_of_f32, bits_of_f64, f32_of, f64_of, sext, zext
 from gpusim.isa.types import K_FLOAT, K_SINT, T_F32
+from gpusim.jit import njit
 from gpusim.memory.access import fault, load, locate, store
 from gpusim.sm.operands import bits, put
 from gpusim.sm.state import TI_ATOM, TI_MASK, TI_NVEC, TI_SIZE, TI_SPACE, TI_STORE
 
 
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+@njit(no_cpython_wrapper=True, inline="always")
 def address(P, M, i, s, w, l):
     base = P.opv[i, s]
     a = P.opo[i, s]
@@ -25,7 +25,7 @@ def address(P, M, i, s, w, l):
     return a
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(no_cpython_wrapper=True)
 def _trace(M, sp, size, mask, is_store, nvec, atom):
     M.tr_info[TI_SPACE] = sp
     M.tr_info[TI_SIZE] = size
@@ -35,7 +35,7 @@ def _trace(M, sp, size, mask, is_store, nvec, atom):
     M.tr_info[TI_ATOM] = atom
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(no_cpython_wrapper=True)
 def exec_ld(P, M, i, w, mask, pc):
     ty = P.ins[i, oc.F_TYPE]
     size = P.tsize[ty]
@@ -60,7 +60,7 @@ def exec_ld(P, M, i, w, mask, pc):
     _trace(M, rsp, size * nv, mask, 0, nv, 0)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(no_cpython_wrapper=True)
 def exec_st(P, M, i, w, mask, pc):
     ty = P.ins[i, oc.F_TYPE]
     size = P.tsize[ty]
@@ -86,7 +86,7 @@ def exec_st(P, M, i, w, mask, pc):
     _trace(M, rsp, size * nv, mask, 1, nv, 0)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def atom_apply(op, ty, kind, size, old, b, c):
     """New memory value for atomic op on `old` with operands b (and c for cas)."""
     if op == oc.A_EXCH:
@@ -127,7 +127,7 @@ def atom_apply(op, ty, kind, size, old, b, c):
     return y if less else x
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(no_cpython_wrapper=True)
 def exec_atom(P, M, i, w, mask, pc, has_dst):
     ty = P.ins[i, oc.F_TYPE]
     size = P.tsize[ty]

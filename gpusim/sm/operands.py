@@ -1,12 +1,17 @@
-"""Reading and writing instruction operands for one lane (numba)."""
+"""Reading and writing instruction operands for one lane (numba).
+
+The ALU functions see a warp through a small view (`Lanes`: registers, scratch vectors, the special
+registers this instruction reads); special registers are read once per instruction by
+`read_sreg`, which needs the warp's and CTA's place in the grid, so they stay out of the generic
+operand path."""
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from gpusim.isa import opcodes as oc
 from gpusim.isa.bits import f32_of, f64_of, sext, zext
 from gpusim.isa.types import K_SINT, T_F32, T_F64
+from gpusim.jit import njit
 from gpusim.sm.state import G_NCX, G_NSM, G_NTX, G_NTY
 
 SR_CLOCK = oc.SR["clock"]
@@ -30,7 +35,7 @@ SR_TOTAL_SMEM_SIZE = oc.SR["total_smem_size"]
 SR_WARPID = oc.SR["warpid"]
 
 
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+@njit(no_cpython_wrapper=True)
 def sreg(M, sid, w, l):
     lin = M.wlocal[w] * 32 + l
     ntx, nty = M.geom[G_NTX], M.geom[G_NTY]
@@ -87,7 +92,16 @@ def sreg(M, sid, w, l):
     return 0
 
 
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+@njit(no_cpython_wrapper=True)
+def read_sreg(P, M, i, s, w, mask):
+    """The special register of instruction i's source slot s, for the lanes in `mask`, into M.sregs."""
+    sid = P.opv[i, s]
+    for l in range(32):
+        if (mask >> l) & 1:
+            M.sregs[s, l] = sreg(M, sid, w, l)
+
+
+@njit(no_cpython_wrapper=True, inline="always")
 def bits(P, M, i, s, w, l):
     """Raw 64-bit value of source slot s."""
     k = P.opk[i, s]
@@ -96,13 +110,13 @@ def bits(P, M, i, s, w, l):
     if k == oc.OK_IMM:
         return P.opv[i, s]
     if k == oc.OK_SREG:
-        return sreg(M, P.opv[i, s], w, l)
+        return M.sregs[s, l]          # read for the warp's active lanes by read_sreg before the instruction
     if k == oc.OK_REGNEG:
         return 1 - (M.R[w, P.opv[i, s], l] & 1)
     return 0
 
 
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+@njit(no_cpython_wrapper=True, inline="always")
 def ival(P, M, i, s, w, l, ty):
     """Integer value of slot s as type ty (sign- or zero-extended to 64 bits)."""
     b = bits(P, M, i, s, w, l)
@@ -112,7 +126,7 @@ def ival(P, M, i, s, w, l, ty):
     return zext(b, n)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+@njit(no_cpython_wrapper=True, inline="always")
 def fval(P, M, i, s, w, l, ty):
     """Float value of slot s as float64 (f32 widened exactly)."""
     b = bits(P, M, i, s, w, l)
@@ -121,19 +135,19 @@ def fval(P, M, i, s, w, l, ty):
     return np.float64(f32_of(b))
 
 
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+@njit(no_cpython_wrapper=True, inline="always")
 def put(P, M, i, s, w, l, v):
     """Write raw bits v to destination slot s (sinks and immediates are ignored)."""
     if P.opk[i, s] == oc.OK_REG:
         M.R[w, P.opv[i, s], l] = v
 
 
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+@njit(no_cpython_wrapper=True, inline="always")
 def put_int(P, M, i, s, w, l, v, ty):
     n = P.tsize[ty]
     put(P, M, i, s, w, l, zext(v, n) if n < 8 else v)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def is_f32(ty):
     return ty == T_F32

@@ -12,19 +12,14 @@ latency, two issue slots) that shares the INT pipe (`pipe_of`).
 """
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from gpusim.isa import opcodes as oc
+from gpusim.jit import njit
 from gpusim.spec import param
-
-
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def pipe_of(cls):
-    """The pipeline an instruction class issues to (int64 runs on the INT pipe)."""
-    return oc.C_INT if cls == oc.C_INT64 else cls
 
 
 @dataclass(frozen=True)
@@ -64,3 +59,31 @@ class PipelineSpec:
                      "lat_sfu", "lat_branch", "lat_misc"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"bad value for '{prefix}{name}': must be at least 1 cycle")
+
+
+Pipes = namedtuple("Pipes", "latency interval divergence_delay free_at")
+
+
+def make_state(spec: PipelineSpec, n_subpartitions: int, lsu_latency: int, atomic_latency: int) -> Pipes:
+    t = spec.class_timing(lsu_latency, atomic_latency)
+    return Pipes(t[:, 0].copy(), t[:, 1].copy(), np.int64(spec.divergence_cycles),
+                 np.zeros((n_subpartitions, len(oc.CLASSES)), np.int64))
+
+
+@njit(inline="always")
+def pipe_of(cls):
+    """The pipeline an instruction class issues to (int64 runs on the INT pipe)."""
+    return oc.C_INT if cls == oc.C_INT64 else cls
+
+
+@njit(inline="always")
+def accepts_at(p, sp, cls):
+    """The cycle sub-partition sp's pipeline for class `cls` takes its next instruction."""
+    return p.free_at[sp, pipe_of(cls)]
+
+
+@njit(inline="always")
+def occupy(p, sp, cls, now):
+    """An instruction of class `cls` issued at `now`: busy for its issue interval; its latency."""
+    p.free_at[sp, pipe_of(cls)] = now + p.interval[cls]
+    return p.latency[cls]

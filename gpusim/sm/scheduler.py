@@ -1,51 +1,141 @@
 """Warp schedulers: one per SM sub-partition, each issuing at most one warp instruction per cycle.
 
-A policy is a rule for choosing among the eligible warps of a sub-partition, by name:
-  lrr     loose round robin: the first eligible warp after the one issued last
-  gto     greedy-then-oldest: keep issuing the same warp while it is eligible, else the oldest
-  oldest  always the eligible warp that arrived on the SM first
-A new policy is a branch in `better` and a name in POLICIES.
+Sub-partition k of an SM owns the SM's warp slots k, k + n, k + 2n, ... (n sub-partitions). Every
+cycle it issues one eligible warp, chosen by a policy; a policy is a priority key per eligible warp
+(the smallest key issues; `priority`), named in the spec:
+
+  lrr        loose round robin: the first eligible warp after the one issued last
+  gto        greedy-then-oldest: keep issuing the same warp while it is eligible, else the oldest
+  oldest     always the eligible warp that arrived on the SM first
+  two_level  warps in fetch groups of `group_size` slots: stay in the group issued last while one of
+             its warps is eligible (round robin inside it), then move on to the next group
+             (Narasiman et al., MICRO 2011)
+
+A new policy is a constant, a name in POLICIES, a key function and one branch in `priority`.
+
+The scheduler also keeps each warp's issue state (`ready_at`: the earliest cycle it may issue and
+`reason`: what holds it until then) and charges every cycle of a warp's life to one stall reason
+(gpusim/sm/stalls.py), per warp and per PTX line, as Nsight Compute samples them.
 """
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass
 
-from numba import njit
+import numpy as np
 
+from gpusim.jit import njit
+from gpusim.sm.stalls import DISPATCH_STALL, NOT_SELECTED, SELECTED, STALLS
 from gpusim.spec import param
 
-LRR, GTO, OLDEST = 0, 1, 2
-POLICIES = {"lrr": LRR, "gto": GTO, "oldest": OLDEST}
+LRR, GTO, OLDEST, TWO_LEVEL = 0, 1, 2, 3
+POLICIES = {"lrr": LRR, "gto": GTO, "oldest": OLDEST, "two_level": TWO_LEVEL}
+NEVER = np.int64(1) << 62
 
 
 @dataclass(frozen=True)
 class SchedulerSpec:
-    """The warp schedulers of one SM: one per sub-partition, each owning every fourth warp slot."""
-    subpartitions: int = param(4, "count", "sub-partitions (warp schedulers) per SM; each issues <= 1 warp "
-                                           "instruction per cycle")
-    policy: str = param("lrr", "name", "lrr | gto | oldest (lrr on h100: GTO starves warps spinning on %clock64)")
+    """The warp schedulers of one SM: one per sub-partition, each owning every n-th warp slot."""
+    subpartitions: int = param(4, "count", "sub-partitions (warp schedulers) per SM: 1, 2 or 4; each issues <= 1 "
+                                           "warp instruction per cycle")
+    policy: str = param("lrr", "name", "lrr | gto | oldest | two_level (lrr on h100: GTO starves warps spinning on "
+                                       "%clock64)")
+    group_size: int = param(4, "warps", "two_level: warp slots per fetch group of a sub-partition")
 
     def validate(self, prefix: str = "") -> None:
         from gpusim.errors import ConfigError
         if self.policy not in POLICIES:
             raise ConfigError(f"bad value for '{prefix}policy': {self.policy!r} (policies: {', '.join(POLICIES)})")
-        if self.subpartitions != 4:
-            raise ConfigError(f"bad value for '{prefix}subpartitions': the SM model has 4 sub-partitions")
+        if self.subpartitions not in (1, 2, 4):
+            raise ConfigError(f"bad value for '{prefix}subpartitions': 1, 2 or 4, got {self.subpartitions}")
+        if self.group_size < 1:
+            raise ConfigError(f"bad value for '{prefix}group_size': must be at least 1")
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
-def better(policy, cand, cand_pos, best, best_pos, last, last_pos, nslots, age):
-    """Whether eligible warp `cand` should be preferred to the current choice `best` (-1: none)."""
-    if best < 0:
-        return True
-    if policy == LRR:
-        # distance after the last issued slot, wrapping around
-        dc = (cand_pos - last_pos - 1) % nslots
-        db = (best_pos - last_pos - 1) % nslots
-        return dc < db
-    if policy == GTO:
-        if cand == last:
-            return True
-        if best == last:
-            return False
-    return age[cand] < age[best]
+Scheduler = namedtuple("Scheduler", "policy group_size subpartitions warps_per_sm next_event last_issued "
+                                    "ready_at reason accounted_until age at_barrier next_bound stall pc_stall")
+
+
+def make_state(spec: SchedulerSpec, n_sm: int, warps_per_sm: int, n_pcs: int) -> Scheduler:
+    n_warps, nsp = n_sm * warps_per_sm, n_sm * spec.subpartitions
+    z = lambda *shape: np.zeros(shape, np.int64)  # noqa: E731
+    # each sub-partition starts as if the warp in its first slot had issued last
+    first_slots = np.array([(sp // spec.subpartitions) * warps_per_sm + sp % spec.subpartitions for sp in range(nsp)],
+                           np.int64)
+    return Scheduler(np.int64(POLICIES[spec.policy]), np.int64(spec.group_size), np.int64(spec.subpartitions),
+                     np.int64(warps_per_sm), np.full(nsp, NEVER, np.int64), first_slots,
+                     z(n_warps), np.full(n_warps, DISPATCH_STALL, np.int64), z(n_warps), z(n_warps), z(n_warps),
+                     z(n_warps), z(len(STALLS)), z(n_pcs, len(STALLS)))
+
+
+# ------------------------------------------------------------------ policies: smaller key issues first
+@njit(inline="always")
+def lrr_key(slot, last_slot, nslots):
+    return (slot - last_slot - 1) % nslots
+
+
+@njit(inline="always")
+def gto_key(w, last, age):
+    return -1 if w == last else age[w]
+
+
+@njit(inline="always")
+def two_level_key(slot, last_slot, nslots, group):
+    ngroups = (nslots + group - 1) // group
+    last_group = last_slot // group if last_slot >= 0 else ngroups - 1
+    return ((slot // group - last_group) % ngroups) * nslots + lrr_key(slot, last_slot, nslots)
+
+
+@njit(inline="always")
+def priority(s, w, slot, last, last_slot, nslots):
+    """The policy's key for eligible warp w in slot `slot` of its sub-partition (last: the warp
+    issued last there, -1 none)."""
+    if s.policy == LRR:
+        return lrr_key(slot, last_slot, nslots)
+    if s.policy == GTO:
+        return gto_key(w, last, s.age)
+    if s.policy == TWO_LEVEL:
+        return two_level_key(slot, last_slot, nslots, s.group_size)
+    return s.age[w]
+
+
+# ------------------------------------------------------------------ slots
+@njit(inline="always")
+def subpartition_of(s, w):
+    return (w // s.warps_per_sm) * s.subpartitions + (w % s.warps_per_sm) % s.subpartitions
+
+
+@njit(inline="always")
+def slot_warp(s, sp, j):
+    """Warp slot of the j-th warp of sub-partition sp."""
+    return (sp // s.subpartitions) * s.warps_per_sm + j * s.subpartitions + sp % s.subpartitions
+
+
+@njit(inline="always")
+def wake(s, w, at, reason):
+    """Warp w may issue from cycle `at` (held until then by `reason`); its sub-partition wakes for it."""
+    s.ready_at[w] = at
+    s.reason[w] = reason
+    s.next_bound[w] = 0
+    sp = subpartition_of(s, w)
+    if at < s.next_event[sp]:
+        s.next_event[sp] = at
+
+
+# ------------------------------------------------------------------ stall accounting
+@njit(inline="always")
+def account(s, w, pc, now, eligible_at, reason, issued):
+    """Charge the cycles since warp w last issued: to `reason` until it was eligible, then to
+    not_selected; the issue cycle itself to selected."""
+    t0 = s.accounted_until[w]
+    a = min(max(eligible_at, t0), now)
+    if a > t0:
+        s.stall[reason] += a - t0
+        s.pc_stall[pc, reason] += a - t0
+    if now > a:
+        s.stall[NOT_SELECTED] += now - a
+        s.pc_stall[pc, NOT_SELECTED] += now - a
+    if issued:
+        s.stall[SELECTED] += 1
+        s.pc_stall[pc, SELECTED] += 1
+    s.accounted_until[w] = now + 1

@@ -6,43 +6,83 @@ pipeline or memory unit.
 """
 from __future__ import annotations
 
-from numba import njit
+from collections import namedtuple
 
-from gpusim.timing.state_index import R_LONG, R_SHORT, R_WAIT
+import numpy as np
+
+from gpusim.isa import opcodes as oc
+from gpusim.jit import njit
+from gpusim.sm.stalls import LONG_SCOREBOARD, SHORT_SCOREBOARD, WAIT
+
+Scoreboard = namedtuple("Scoreboard", "reads writes ready_at producer")
+MAX_READS, MAX_WRITES = 10, 4
 
 
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+def register_lists(d):
+    """Per pc: registers read (guard, sources, address bases) and written, -1 padded."""
+    reads = np.full((d.n, MAX_READS), -1, np.int64)
+    writes = np.full((d.n, MAX_WRITES), -1, np.int64)
+    for pc in range(d.n):
+        k = 0
+        g = d.ins[pc, oc.F_GUARD]
+        if g >= 0:
+            reads[pc, k] = g
+            k += 1
+        for s in range(oc.S0, oc.NSLOT):
+            kind = d.opk[pc, s]
+            if kind in (oc.OK_REG, oc.OK_REGNEG) or (kind == oc.OK_ADDR and d.opv[pc, s] >= 0):
+                reads[pc, k] = d.opv[pc, s]
+                k += 1
+        for s in range(oc.D0, oc.S0):
+            if d.opk[pc, s] == oc.OK_REG:
+                writes[pc, s] = d.opv[pc, s]
+    return reads, writes
+
+
+def make_state(d, n_warps: int) -> Scoreboard:
+    reads, writes = register_lists(d)
+    return Scoreboard(reads, writes, np.zeros((n_warps, d.nregs), np.int64), np.zeros((n_warps, d.nregs), np.int64))
+
+
+@njit(inline="always")
 def _reason(kind):
     if kind == 1:
-        return R_SHORT
+        return SHORT_SCOREBOARD
     if kind == 2:
-        return R_LONG
-    return R_WAIT
+        return LONG_SCOREBOARD
+    return WAIT
 
 
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def operands_ready(T, w, pc, t, reason):
+@njit(inline="always")
+def operands_ready(sb, w, pc, t, reason):
     """(cycle, stall reason): no earlier than t, and not before every register of `pc` is ready."""
-    for k in range(10):
-        r = T.srcregs[pc, k]
+    for k in range(MAX_READS):
+        r = sb.reads[pc, k]
         if r < 0:
             break
-        if T.reg_ready[w, r] > t:
-            t = T.reg_ready[w, r]
-            reason = _reason(T.reg_kind[w, r])
-    for k in range(4):
-        r = T.dstregs[pc, k]
-        if r >= 0 and T.reg_ready[w, r] > t:
-            t = T.reg_ready[w, r]
-            reason = _reason(T.reg_kind[w, r])
+        if sb.ready_at[w, r] > t:
+            t = sb.ready_at[w, r]
+            reason = _reason(sb.producer[w, r])
+    for k in range(MAX_WRITES):
+        r = sb.writes[pc, k]
+        if r >= 0 and sb.ready_at[w, r] > t:
+            t = sb.ready_at[w, r]
+            reason = _reason(sb.producer[w, r])
     return t, reason
 
 
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def mark_written(T, w, pc, ready, kind):
+@njit(inline="always")
+def mark_written(sb, w, pc, ready, kind):
     """The registers `pc` writes are pending until `ready`, produced by a unit of `kind`."""
-    for k in range(4):
-        d = T.dstregs[pc, k]
+    for k in range(MAX_WRITES):
+        d = sb.writes[pc, k]
         if d >= 0:
-            T.reg_ready[w, d] = ready
-            T.reg_kind[w, d] = kind
+            sb.ready_at[w, d] = ready
+            sb.producer[w, d] = kind
+
+
+@njit
+def clear(sb, w):
+    """A new warp in slot w: nothing pending."""
+    for r in range(sb.ready_at.shape[1]):
+        sb.ready_at[w, r] = 0

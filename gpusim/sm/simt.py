@@ -8,16 +8,15 @@ stack shallow. Lanes that execute `exit` leave every entry.
 """
 from __future__ import annotations
 
-from numba import njit
-
 from gpusim.isa import opcodes as oc
 from gpusim.isa.bits import popc64
+from gpusim.jit import njit
 from gpusim.memory.access import _rd, _wr, fault
 from gpusim.sm.operands import bits, put
 from gpusim.sm.state import CALL_DEPTH, NBAR, STACK_DEPTH, W_BARRIER, W_DONE, W_READY
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(no_cpython_wrapper=True, inline="always")
 def settle(M, w):
     """Pop finished entries; return the stack depth (0: warp finished)."""
     sp = M.sp[w]
@@ -32,7 +31,7 @@ def settle(M, w):
     return sp
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(no_cpython_wrapper=True)
 def branch(P, M, i, w, pc, amask, taken):
     """Resolve a branch: taken lanes go to the target. Returns True when the warp diverged."""
     t = M.sp[w] - 1
@@ -59,7 +58,7 @@ def branch(P, M, i, w, pc, amask, taken):
     return True
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(no_cpython_wrapper=True)
 def _push(M, w, pc, rpc, mask):
     s = M.sp[w]
     M.spc[w, s] = pc
@@ -68,7 +67,7 @@ def _push(M, w, pc, rpc, mask):
     M.sp[w] = s + 1
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(no_cpython_wrapper=True)
 def exit_lanes(M, w, emask):
     """Retire lanes; a CTA barrier whose remaining threads have all arrived is released."""
     newly = emask & ~M.exited[w]
@@ -82,7 +81,7 @@ def exit_lanes(M, w, emask):
             release(M, c, b)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(no_cpython_wrapper=True)
 def release(M, c, b):
     """Let every warp of CTA c waiting on barrier b continue past its bar instruction."""
     for w in range(M.wstat.shape[0]):
@@ -94,7 +93,7 @@ def release(M, c, b):
     M.bar_red[c, b] = 0
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(no_cpython_wrapper=True)
 def barrier(P, M, i, w, pc, emask):
     """bar.sync / bar.arrive / bar.red. Returns True when the warp must wait."""
     c = M.wcta[w]
@@ -135,7 +134,7 @@ def barrier(P, M, i, w, pc, emask):
     return M.wstat[w] == W_BARRIER
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(no_cpython_wrapper=True)
 def _bar_red_results(P, M, c, b):
     total = M.bar_arrived[c, b]
     cnt = M.bar_red[c, b]
@@ -151,7 +150,7 @@ def _bar_red_results(P, M, c, b):
                 put(P, M, i, oc.D0, w, l, r)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(no_cpython_wrapper=True)
 def call(P, M, i, w, pc, emask):
     row = P.calls[P.ins[i, oc.F_TARGET]]
     if M.csp[w] >= CALL_DEPTH:
@@ -172,7 +171,7 @@ def call(P, M, i, w, pc, emask):
     M.spc[w, M.sp[w] - 1] = row[0]
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(no_cpython_wrapper=True)
 def ret_from_func(P, M, w, pc, emask):
     if M.csp[w] == 0:
         fault(M, oc.E_BADCALL, w, 0, pc, 0, 0, 0)

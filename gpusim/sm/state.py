@@ -35,7 +35,13 @@ Mach = namedtuple("Mach", [
     "err",
     "tr_addr", "tr_info",                 # last memory instruction's lane addresses and info (timing)
     "si", "sf",                           # scratch: int64[4, 32] and float64[4, 32] operand vectors
+    "sregs",                              # int64[NSLOT, 32]: special registers read by the current instruction
 ])
+
+# What the ALU and warp-wide instructions see of a warp, and what memory instructions see: small
+# views of Mach, so each compiled function takes a few arrays instead of all of them.
+Lanes = namedtuple("Lanes", "R si sf sregs")
+MemLanes = namedtuple("MemLanes", "R si sf sregs tr_addr tr_info gmem alo ahi smem lmem cmem pmem wcta err")
 
 G_NTX, G_NTY, G_NTZ, G_NCX, G_NCY, G_NCZ, G_NSM, G_DYNSMEM, G_TOTSMEM, G_TRACE = range(10)
 TI_SPACE, TI_SIZE, TI_MASK, TI_STORE, TI_NVEC, TI_ATOM = range(6)
@@ -79,6 +85,7 @@ def make_mach(k, n_warp_slots: int, n_cta_slots: int, gmem: np.ndarray, alo: np.
         err=np.zeros(8, np.int64),
         tr_addr=np.zeros(32, np.int64), tr_info=np.zeros(8, np.int64),
         si=np.zeros((4, 32), np.int64), sf=np.zeros((4, 32), np.float64),
+        sregs=np.zeros((oc.NSLOT, 32), np.int64),
     )
 
 

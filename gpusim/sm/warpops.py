@@ -8,15 +8,15 @@ gives it the result of the named lanes."""
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from gpusim.isa import opcodes as oc
 from gpusim.isa.bits import sext, zext
 from gpusim.isa.types import K_SINT
+from gpusim.jit import njit
 from gpusim.sm.operands import bits, put
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(no_cpython_wrapper=True)
 def exec_shfl(P, M, i, w, mask):
     mode = P.ins[i, oc.F_MOD]
     src = M.si[0]
@@ -51,7 +51,7 @@ def exec_shfl(P, M, i, w, mask):
             put(P, M, i, oc.D0 + 1, w, l, 1 if ok else 0)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(no_cpython_wrapper=True)
 def members(P, M, i, w, mask, slot):
     """The active lanes that the membermask operand in `slot` names (all active lanes if it is absent)."""
     if P.ins[i, oc.F_NSRC] <= slot - oc.S0:
@@ -62,7 +62,7 @@ def members(P, M, i, w, mask, slot):
     return mask
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(no_cpython_wrapper=True)
 def exec_vote(P, M, i, w, mask):
     mode = P.ins[i, oc.F_MOD]
     named = members(P, M, i, w, mask, oc.S0 + 1)
@@ -83,14 +83,14 @@ def exec_vote(P, M, i, w, mask):
             put(P, M, i, oc.D0, w, l, r)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(no_cpython_wrapper=True)
 def exec_activemask(P, M, i, w, mask):
     for l in range(32):
         if (mask >> l) & 1:
             put(P, M, i, oc.D0, w, l, mask)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(no_cpython_wrapper=True)
 def exec_redux(P, M, i, w, mask):
     op = P.ins[i, oc.F_MOD]
     ty = P.ins[i, oc.F_TYPE]

@@ -1,317 +1,250 @@
-"""The cycle-level SM core (numba): sub-partition schedulers (gpusim/sm/scheduler.py) issue into the
-functional executor; instruction fetch (sm/fetch.py), the scoreboard (sm/scoreboard.py) and the
-pipelines (sm/pipelines.py) decide when a warp may issue; the LSU (sm/lsu.py) times memory.
-Cycles in which no sub-partition can issue are skipped: each sub-partition records the next cycle
-anything can happen in it (sp_next).
+"""The cycle-level SM core (numba): the units of every SM composed into one loop.
+
+Per cycle, each sub-partition's scheduler (sm/scheduler.py) asks, for each of its resident warps,
+when it could issue next (`earliest`): not before instruction fetch has its line (sm/fetch.py),
+its registers are ready (sm/scoreboard.py) and its pipeline (sm/pipelines.py) or memory queue
+(sm/lsu.py, memory/shared_banks.py) takes it. The chosen warp's instruction runs in the functional
+executor (sm/executor.py `step`) and is then timed: memory instructions through the LSU, L1,
+interconnect, L2 and DRAM (memory/), the rest by their pipeline. Cycles in which no sub-partition
+can issue are skipped: each records the next cycle anything can happen in it (`next_event`).
+
+`Units` holds every unit's state; each function below hands each unit only its own tuple.
 """
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
-from numba import njit
 
 from gpusim.isa import opcodes as oc
+from gpusim.jit import njit
 from gpusim.sm.executor import S_BARRIER, S_DONE, S_FAULT, init_cta, init_warp, step
 from gpusim.sm.fetch import fetch_ready
-from gpusim.sm.lsu import memory_timing
-from gpusim.sm.pipelines import pipe_of
-from gpusim.sm.scheduler import better
-from gpusim.sm.scoreboard import mark_written, operands_ready
+from gpusim.sm.lsu import KIND_SHORT, memory_timing
+from gpusim.sm.pipelines import accepts_at, occupy
+from gpusim.sm.scheduler import NEVER, account, priority, slot_warp, subpartition_of, wake
+from gpusim.sm.scoreboard import clear, mark_written, operands_ready
 from gpusim.sm.simt import settle
-from gpusim.sm.state import TI_MASK, W_DONE, W_FREE, W_READY
-from gpusim.timing.state_index import (
-    C_BAR_LAT,
-    C_CTA_LAT,
-    C_DIV_LAT,
-    C_II0,
-    C_LAT0,
-    C_LSU_QUEUE,
-    C_MAXW,
-    C_MIO_QUEUE,
-    C_NSM,
-    C_POLICY,
-    K_DIVERGED,
-    K_ISSUED,
-    K_WARPS,
-    R_BARRIER,
-    R_BRANCH,
-    R_DISPATCH,
-    R_DRAIN,
-    R_LG,
-    R_MATH,
-    R_MEMBAR,
-    R_MIO,
-    R_NOINST,
-    R_NOTSEL,
-    R_SELECTED,
-    R_WAIT,
+from gpusim.sm.stalls import (
+    BARRIER,
+    BRANCH_RESOLVING,
+    DISPATCH_STALL,
+    DRAIN,
+    LG_THROTTLE,
+    MATH_PIPE_THROTTLE,
+    MEMBAR,
+    MIO_THROTTLE,
+    NO_INSTRUCTION,
+    WAIT,
 )
+from gpusim.sm.state import TI_MASK, W_DONE, W_FREE, W_READY
+from gpusim.timing.residency import WARPS_LAUNCHED, free_cta_slot, warp_retired, warps_change
 
-INF = np.int64(1) << 62
+Units = namedtuple("Units", "sched scoreboard pipes fetch lsu smem l1 noc l2 dram residency")
+ISSUED, DIVERGENT_DELAYS = range(2)      # core counters
 OP_MEMBAR, OP_EXIT, OP_RET = oc.OP["membar"], oc.OP["exit"], oc.OP["ret"]
 A_IDLE, A_CTA_DONE, A_FAULT = 0, 1, 2
 DIVERGENT = oc.CNT_DIVERGENT
 
 
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def sm_of(T, w):
-    return w // T.cfg[C_MAXW]
-
-
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def sp_of(T, w):
-    maxw = T.cfg[C_MAXW]
-    return (w // maxw) * 4 + (w % maxw) % 4
-
-
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def earliest(P, M, T, w, now):
-    """Earliest cycle warp w can issue its next instruction, and the reason it cannot before."""
-    t = T.ready_at[w]
-    reason = T.rreason[w]
+@njit(no_cpython_wrapper=True, inline="always")      # one caller: inlined there, compiled once
+def earliest(P, M, U, w, sm, sp, now):
+    """Earliest cycle warp w can issue its next instruction, the reason it cannot before, its pc
+    (-1: the warp has finished)."""
+    s = U.sched
+    t = s.ready_at[w]
+    reason = s.reason[w]
     if settle(M, w) == 0:
         return t, reason, -1
     pc = M.spc[w, M.sp[w] - 1]
-    sm = sm_of(T, w)
-    f = fetch_ready(T, sm, w, pc, now)
+    f = fetch_ready(U.fetch, U.l2, U.noc, U.dram, sm, w, pc, now)
     if f > t:
-        t, reason = f, R_NOINST
-    t, reason = operands_ready(T, w, pc, t, reason)
+        t, reason = f, NO_INSTRUCTION
+    t, reason = operands_ready(U.scoreboard, w, pc, t, reason)
     cls = P.ins[pc, oc.F_CLASS]
     if cls == oc.C_LDST or cls == oc.C_ATOMIC:
         if P.ins[pc, oc.F_SPACE] == oc.SP_SHARED:
-            free = T.mio_free[sm] - T.cfg[C_MIO_QUEUE]
+            free = U.smem.mio_free[sm] - U.smem.mio_queue
             if free > t:
-                t, reason = free, R_MIO
+                t, reason = free, MIO_THROTTLE
         else:
-            free = T.lsu_free[sm] - T.cfg[C_LSU_QUEUE]
+            free = U.lsu.free_at[sm] - U.lsu.queue
             if free > t:
-                t, reason = free, R_LG
+                t, reason = free, LG_THROTTLE
     else:
-        free = T.pipe_free[sp_of(T, w), pipe_of(cls)]
+        free = accepts_at(U.pipes, sp, cls)
         if free > t:
-            t, reason = free, R_MATH
+            t, reason = free, MATH_PIPE_THROTTLE
     return t, reason, pc
 
 
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def _account(T, w, pc, now, e, reason, issued):
-    """Attribute the cycles since the warp's last issue: waiting for `reason` until e, then not selected."""
-    t0 = T.t_last[w]
-    a = min(max(e, t0), now)
-    if a > t0:
-        T.stall[reason] += a - t0
-        T.pc_stall[pc, reason] += a - t0
-    if now > a:
-        T.stall[R_NOTSEL] += now - a
-        T.pc_stall[pc, R_NOTSEL] += now - a
-    if issued:
-        T.stall[R_SELECTED] += 1
-        T.pc_stall[pc, R_SELECTED] += 1
-    T.t_last[w] = now + 1
+@njit(no_cpython_wrapper=True)
+def wake_released(M, s, res, barrier_latency, c, now):
+    """Warps of CTA slot c that waited at a barrier the executor has released."""
+    sm = c // res.ctas_per_sm
+    for w in range(sm * s.warps_per_sm, (sm + 1) * s.warps_per_sm):
+        if s.at_barrier[w] == 1 and M.wcta[w] == c and M.wstat[w] == W_READY:
+            s.at_barrier[w] = 0
+            wake(s, w, now + barrier_latency, BARRIER)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
-def _sm_warps_change(T, sm, delta, now):
-    T.sm_area[sm] += T.sm_warps[sm] * (now - T.sm_tchange[sm])
-    T.sm_tchange[sm] = now
-    if T.sm_warps[sm] == 0 and delta > 0:
-        T.sm_busy_since[sm] = now
-    T.sm_warps[sm] += delta
-    if T.sm_warps[sm] == 0:
-        T.sm_active[sm] += now - T.sm_busy_since[sm]
-
-
-@njit(cache=True, _nrt=False, error_model="numpy")
-def _wake_released(M, T, c, now):
-    """Warps of CTA c that were waiting at a barrier and are ready again."""
-    maxw = T.cfg[C_MAXW]
-    sm = c // (T.cta_warps_left.shape[0] // T.cfg[C_NSM])
-    for w in range(sm * maxw, (sm + 1) * maxw):
-        if T.wbar_wait[w] == 1 and M.wcta[w] == c and M.wstat[w] == W_READY:
-            T.wbar_wait[w] = 0
-            T.wnext[w] = 0
-            T.ready_at[w] = now + T.cfg[C_BAR_LAT]
-            T.rreason[w] = R_BARRIER
-            sp = sp_of(T, w)
-            T.sp_next[sp] = min(T.sp_next[sp], T.ready_at[w])
-
-
-@njit(cache=True, _nrt=False, error_model="numpy")
-def _retire_warp(M, T, w, now):
-    sm = sm_of(T, w)
-    _sm_warps_change(T, sm, -1, now)
+@njit(no_cpython_wrapper=True)
+def retire_warp(M, s, res, w, now):
+    sm = w // s.warps_per_sm
+    warps_change(res, sm, -1, now)
     c = M.wcta[w]
-    T.cta_warps_left[c] -= 1
-    if T.cta_warps_left[c] == 0:
-        T.done_ctas[T.ndone[0]] = c
-        T.ndone[0] += 1
-        T.sm_ctas[sm] -= 1
-        maxw = T.cfg[C_MAXW]
-        for x in range(sm * maxw, (sm + 1) * maxw):
+    if warp_retired(res, c, sm):
+        for x in range(sm * s.warps_per_sm, (sm + 1) * s.warps_per_sm):
             if M.wcta[x] == c and M.wstat[x] == W_DONE:
                 M.wstat[x] = W_FREE
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
-def issue(P, M, T, w, pc, now):
-    sm = sm_of(T, w)
-    sp = sp_of(T, w)
+@njit(no_cpython_wrapper=True)
+def issue(P, M, U, counters, w, pc, now):
+    """Run warp w's instruction at pc (issued at `now`) and time it."""
+    s = U.sched
+    sm = w // s.warps_per_sm
+    sp = subpartition_of(s, w)
     cls = P.ins[pc, oc.F_CLASS]
     op = P.ins[pc, oc.F_OP]
-    T.wnext[w] = 0
+    s.next_bound[w] = 0
     diverged = M.cnt[DIVERGENT]
     r = step(P, M, w)
     if r == S_FAULT:
         return r
-    T.cnt[K_ISSUED] += 1
-    T.ready_at[w] = now + 1
-    T.rreason[w] = R_WAIT
-    lat = T.cfg[C_LAT0 + cls]
+    counters[ISSUED] += 1
+    s.ready_at[w] = now + 1
+    s.reason[w] = WAIT
     kind = 0
     if cls == oc.C_LDST or cls == oc.C_ATOMIC:
+        lat = 1
         if M.tr_info[TI_MASK] != 0:
-            done, kind = memory_timing(T, M, sm, pc, now, w)
+            done, kind = memory_timing(U.lsu, U.smem, U.l1, U.l2, U.noc, U.dram, M.tr_addr, M.tr_info,
+                                       M.lmem.shape[2], sm, pc, now, w)
             lat = done - now
-        else:
-            lat = 1
     else:
-        T.pipe_free[sp, pipe_of(cls)] = now + T.cfg[C_II0 + cls]
+        lat = occupy(U.pipes, sp, cls, now)
         if cls == oc.C_SFU:
-            kind = 1
+            kind = KIND_SHORT
         if cls == oc.C_BRANCH:
-            T.ready_at[w] = now + lat
-            T.rreason[w] = R_BRANCH
+            s.ready_at[w] = now + lat
+            s.reason[w] = BRANCH_RESOLVING
             if M.cnt[DIVERGENT] != diverged:       # set up the reconvergence point, split the paths
-                T.cnt[K_DIVERGED] += 1
-                T.ready_at[w] += T.cfg[C_DIV_LAT]
+                counters[DIVERGENT_DELAYS] += 1
+                s.ready_at[w] += U.pipes.divergence_delay
         elif op == OP_MEMBAR:
-            T.ready_at[w] = now + lat
-            T.rreason[w] = R_MEMBAR
-    mark_written(T, w, pc, now + lat, kind)
+            s.ready_at[w] = now + lat
+            s.reason[w] = MEMBAR
+    mark_written(U.scoreboard, w, pc, now + lat, kind)
     if cls == oc.C_BARRIER or op == OP_EXIT or op == OP_RET:
         if r == S_BARRIER:
-            T.wbar_wait[w] = 1
-        _wake_released(M, T, M.wcta[w], now)
+            s.at_barrier[w] = 1
+        wake_released(M, s, U.residency, U.pipes.latency[oc.C_BARRIER], M.wcta[w], now)
     if r == S_DONE or M.wstat[w] == W_DONE:
-        if T.wdrain[w] > now + 1:
+        if U.lsu.drain_at[w] > now + 1:
             # the warp has exited but its stores and reductions are still in flight: it keeps its
             # slot (and its CTA's) until they are acknowledged
             M.wstat[w] = W_READY
-            T.ready_at[w] = T.wdrain[w]
-            T.rreason[w] = R_DRAIN
+            s.ready_at[w] = U.lsu.drain_at[w]
+            s.reason[w] = DRAIN
         else:
-            _retire_warp(M, T, w, now)
+            retire_warp(M, s, U.residency, w, now)
     return r
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
-def issue_smsp(P, M, T, sp, now):
-    """One scheduler cycle of sub-partition sp: issue the chosen eligible warp, or sleep until one can."""
-    maxw = T.cfg[C_MAXW]
-    sm = sp // 4
-    k = sp % 4
-    nslots = maxw // 4
-    policy = T.cfg[C_POLICY]
-    best, best_pos, best_pc = -1, 0, 0
+@njit(no_cpython_wrapper=True)
+def issue_subpartition(P, M, U, counters, sp, now):
+    """One scheduler cycle of sub-partition sp: issue the eligible warp its policy prefers, or sleep
+    until one can issue."""
+    s = U.sched
+    sm = sp // s.subpartitions
+    nslots = s.warps_per_sm // s.subpartitions
+    best, best_key, best_pc = -1, np.int64(0), 0
     best_e, best_reason = np.int64(0), 0
-    nxt = INF
-    last = T.sp_last[sp]
-    last_pos = (last % maxw) // 4 if last >= 0 else -1
+    nxt = NEVER
+    last = s.last_issued[sp]
+    last_slot = (last % s.warps_per_sm) // s.subpartitions if last >= 0 else -1
     for j in range(nslots):
-        w = sm * maxw + j * 4 + k
+        w = slot_warp(s, sp, j)
         if M.wstat[w] != W_READY:
             continue
-        if T.wnext[w] > now:
+        if s.next_bound[w] > now:
             # cached bound: only this warp's own issue, a barrier release or a dispatch can make it
             # earlier (and they reset it); pipes and queues only move later
-            if T.wnext[w] < nxt:
-                nxt = T.wnext[w]
+            if s.next_bound[w] < nxt:
+                nxt = s.next_bound[w]
             continue
-        e, reason, pc = earliest(P, M, T, w, now)
-        T.wnext[w] = e
+        e, reason, pc = earliest(P, M, U, w, sm, sp, now)
+        s.next_bound[w] = e
         if e <= now:
-            if better(policy, w, j, best, best_pos, last, last_pos, nslots, T.wage):
-                best, best_pos, best_pc, best_e, best_reason = w, j, pc, e, reason
+            key = priority(s, w, j, last, last_slot, nslots)
+            if best < 0 or key < best_key:
+                best, best_key, best_pc, best_e, best_reason = w, key, pc, e, reason
         elif e < nxt:
             nxt = e
     if best < 0:
-        T.sp_next[sp] = nxt
+        s.next_event[sp] = nxt
         return 0
-    _account(T, best, best_pc, now, best_e, best_reason, best_pc >= 0)
-    T.sp_last[sp] = best
+    account(s, best, best_pc, now, best_e, best_reason, best_pc >= 0)
+    s.last_issued[sp] = best
+    s.next_event[sp] = now + 1
     if best_pc < 0:     # finished warp (stack emptied, stores drained): retire it
         M.wstat[best] = W_DONE
-        _retire_warp(M, T, best, now)
-        T.sp_next[sp] = now + 1
+        retire_warp(M, s, U.residency, best, now)
         return 0
-    r = issue(P, M, T, best, best_pc, now)
-    T.sp_next[sp] = now + 1
-    return r
+    return issue(P, M, U, counters, best, best_pc, now)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
-def advance(P, M, T, now):
+@njit
+def advance(P, M, U, counters, now):
     """Run cycles until a CTA completes (A_CTA_DONE), nothing is resident (A_IDLE) or a fault."""
-    nsp = T.sp_next.shape[0]
+    next_event = U.sched.next_event
     while True:
-        t = INF
-        for sp in range(nsp):
-            if T.sp_next[sp] < t:
-                t = T.sp_next[sp]
-        if t >= INF:
+        t = NEVER
+        for sp in range(next_event.shape[0]):
+            if next_event[sp] < t:
+                t = next_event[sp]
+        if t >= NEVER:
             return now, A_IDLE
         if t > now:
             now = t
         M.clock[0] = now
-        for sp in range(nsp):
-            if T.sp_next[sp] <= now:
-                if issue_smsp(P, M, T, sp, now) == S_FAULT:
+        for sp in range(next_event.shape[0]):
+            if next_event[sp] <= now:
+                if issue_subpartition(P, M, U, counters, sp, now) == S_FAULT:
                     return now, A_FAULT
-        if T.ndone[0] > 0:
+        if U.residency.n_done[0] > 0:
             return now + 1, A_CTA_DONE
         now += 1
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
-def dispatch(P, M, T, cta, sm, now, age, nthreads):
-    """Place CTA number `cta` on SM `sm` (the GigaThread engine decided it fits). Returns False if no slot."""
-    ncta_sm = T.cta_warps_left.shape[0] // T.cfg[C_NSM]
-    maxw = T.cfg[C_MAXW]
-    nwarps = (nthreads + 31) // 32
-    c = -1
-    for x in range(sm * ncta_sm, (sm + 1) * ncta_sm):
-        if T.cta_warps_left[x] == 0:
-            c = x
-            break
+@njit
+def dispatch(P, M, U, cta, sm, now, age, nthreads):
+    """Place CTA number `cta` on SM `sm` (the GigaThread engine decided it fits). False if no slot."""
+    res, s = U.residency, U.sched
+    c = free_cta_slot(res, sm)
     if c < 0:
         return False
+    nwarps = (nthreads + 31) // 32
     ncx, ncy = M.geom[3], M.geom[4]
     init_cta(M, c, cta % ncx, (cta // ncx) % ncy, cta // (ncx * ncy), sm, nthreads, nwarps)
-    T.cta_warps_left[c] = nwarps
-    T.sm_ctas[sm] += 1
+    res.cta_warps_left[c] = nwarps
+    res.sm_ctas[sm] += 1
     placed = 0
-    start = now + T.cfg[C_CTA_LAT]
-    for w in range(sm * maxw, (sm + 1) * maxw):
+    start = now + res.cta_launch_latency
+    for w in range(sm * s.warps_per_sm, (sm + 1) * s.warps_per_sm):
         if placed == nwarps:
             break
         if M.wstat[w] == W_FREE:
             init_warp(M, w, c, placed, nthreads)
-            T.ready_at[w] = start
-            T.t_last[w] = start
-            T.wstart[w] = start
-            T.rreason[w] = R_DISPATCH
-            T.wage[w] = age * 64 + placed
-            T.wbar_wait[w] = 0
-            T.wnext[w] = 0
-            T.wdrain[w] = 0
-            T.wline[w] = -1
-            T.cnt[K_WARPS] += 1
-            for r in range(T.reg_ready.shape[1]):
-                T.reg_ready[w, r] = 0
-            _sm_warps_change(T, sm, 1, now)
-            sp = sp_of(T, w)
-            T.sp_next[sp] = min(T.sp_next[sp], start)
+            s.accounted_until[w] = start
+            s.age[w] = age * 64 + placed
+            s.at_barrier[w] = 0
+            wake(s, w, start, DISPATCH_STALL)
+            U.lsu.drain_at[w] = 0
+            U.fetch.warp_line[w] = -1
+            clear(U.scoreboard, w)
+            res.counters[WARPS_LAUNCHED] += 1
+            warps_change(res, sm, 1, now)
             placed += 1
     return placed == nwarps
-
-

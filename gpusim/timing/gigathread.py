@@ -26,19 +26,19 @@ class GigaThreadSpec:
 
 
 class GigaThread:
-    def __init__(self, P, M, T, spec, total_ctas: int, nthreads: int, ctas_per_sm: int, progress=None):
-        self.P, self.M, self.T = P, M, T
+    def __init__(self, P, M, U, counters, n_sm: int, total_ctas: int, nthreads: int, ctas_per_sm: int,
+                 progress=None):
+        self.P, self.M, self.U, self.counters = P, M, U, counters
         self.total, self.nthreads, self.limit = total_ctas, nthreads, ctas_per_sm
         self.next_cta = 0
-        self.resident = [0] * spec.n_sm
-        self.heap = [(0, s) for s in range(spec.n_sm)]     # (resident CTAs, sm)
+        self.resident = [0] * n_sm
+        self.heap = [(0, s) for s in range(n_sm)]     # (resident CTAs, sm)
         self.fault = False
         self.end = 0
         self.retired = 0
         self.progress = progress
 
     def _fill(self, now: int):
-        T = self.T
         while self.next_cta < self.total and self.heap:
             n, sm = self.heap[0]
             if n != self.resident[sm]:
@@ -47,7 +47,7 @@ class GigaThread:
                 continue
             if n >= self.limit:
                 break
-            ok = dispatch(self.P, self.M, T, self.next_cta, sm, now, self.next_cta, self.nthreads)
+            ok = dispatch(self.P, self.M, self.U, self.next_cta, sm, now, self.next_cta, self.nthreads)
             if not ok:
                 break
             self.resident[sm] += 1
@@ -55,14 +55,13 @@ class GigaThread:
             self.next_cta += 1
 
     def _retire(self):
-        T = self.T
-        per_sm = T.cta_warps_left.shape[0] // len(self.resident)
-        for k in range(int(T.ndone[0])):
-            sm = int(T.done_ctas[k]) // per_sm
+        res = self.U.residency
+        for k in range(int(res.n_done[0])):
+            sm = int(res.done_ctas[k]) // self.limit
             self.resident[sm] -= 1
             heapq.heappush(self.heap, (self.resident[sm], sm))
-        self.retired += int(T.ndone[0])
-        T.ndone[0] = 0
+        self.retired += int(res.n_done[0])
+        res.n_done[0] = 0
         if self.progress is not None and (self.retired % 64 == 0 or self.retired == self.total):
             self.progress(self.retired, self.total)
 
@@ -86,7 +85,7 @@ class GigaThread:
         """simpy process: dispatch, let the SM core run until CTAs finish, retire them, repeat."""
         self._fill(int(env.now))
         while True:
-            now, why = advance(self.P, self.M, self.T, int(env.now))
+            now, why = advance(self.P, self.M, self.U, self.counters, int(env.now))
             if now > env.now:
                 yield env.timeout(now - env.now)
             if why == A_FAULT:

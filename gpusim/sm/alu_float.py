@@ -10,13 +10,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from gpusim.isa import opcodes as oc
-from gpusim.isa.alu_half import exec_half
 from gpusim.isa.bits import bits_of_f32, bits_of_f64, fma32, fma64, ftz32, round_f32, round_integral
 from gpusim.isa.rounding import round_f32_dd, round_f64_dd, two_prod, two_sum
 from gpusim.isa.types import T_BF16, T_BF16X2, T_F16, T_F16X2, T_F32, T_F64
+from gpusim.jit import njit
+from gpusim.sm.alu_half import exec_half
 from gpusim.sm.operands import bits, fval, put
 
 OP_ADD, OP_SUB, OP_MUL, OP_MAD, OP_FMA = oc.OP["add"], oc.OP["sub"], oc.OP["mul"], oc.OP["mad"], oc.OP["fma"]
@@ -27,7 +27,7 @@ OP_TESTP = oc.OP["testp"]
 CANON_NAN32 = 0x7FFFFFFF
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(no_cpython_wrapper=True)
 def gatherf(P, M, i, s, w, mask, ty, row, ftz):
     for l in range(32):
         if (mask >> l) & 1:
@@ -37,7 +37,7 @@ def gatherf(P, M, i, s, w, mask, ty, row, ftz):
             M.sf[row, l] = v
 
 
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+@njit(no_cpython_wrapper=True, inline="always")
 def store_f(P, M, i, w, l, v, ty, rnd, ftz, sat):
     if sat:
         v = 0.0 if np.isnan(v) else min(max(v, 0.0), 1.0)
@@ -50,7 +50,7 @@ def store_f(P, M, i, w, l, v, ty, rnd, ftz, sat):
     put(P, M, i, oc.D0, w, l, bits_of_f32(r))
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def _fmin(a, b, is_max):
     if np.isnan(a):
         return b
@@ -67,7 +67,7 @@ def _fmin(a, b, is_max):
     return a if a < b else b
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(no_cpython_wrapper=True)
 def exec_float(P, M, i, w, mask):
     op = P.ins[i, oc.F_OP]
     ty = P.ins[i, oc.F_TYPE]
@@ -134,7 +134,7 @@ def exec_float(P, M, i, w, mask):
             store_f(P, M, i, w, l, v, ty, rnd if rnd <= 3 else 0, ftz, sat)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+@njit(no_cpython_wrapper=True, inline="always")
 def _arith(P, M, i, w, l, op, a, b, c, f32, rnd, ftz, sat, ty):
     """add/sub/mul/fma, exact to a double-double s + e, then rounded once in mode rnd."""
     if op == OP_SUB:
@@ -180,7 +180,7 @@ def _arith(P, M, i, w, l, op, a, b, c, f32, rnd, ftz, sat, ty):
         store_f(P, M, i, w, l, round_f64_dd(s, e, rnd), ty, 0, ftz, sat)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(no_cpython_wrapper=True)
 def _sign_ops(P, M, i, w, mask, op, ty, ftz):
     sign = np.int64(1) << (63 if ty == T_F64 else 31)
     for l in range(32):
@@ -203,7 +203,7 @@ def _sign_ops(P, M, i, w, mask, op, ty, ftz):
         put(P, M, i, oc.D0, w, l, r)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(no_cpython_wrapper=True)
 def _testp(P, M, i, w, mask, ty):
     kind = P.ins[i, oc.F_MOD]
     for l in range(32):
@@ -226,6 +226,6 @@ def _testp(P, M, i, w, mask, ty):
         put(P, M, i, oc.D0, w, l, 1 if r else 0)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def integral(v, rnd):
     return round_integral(v, rnd)

@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from gpusim.isa import opcodes as oc
-from gpusim.isa.alu_half import half_value
-from gpusim.isa.alu_int import ult
 from gpusim.isa.bits import ftz32, zext
+from gpusim.isa.spaces import CONST_WINDOW, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW
 from gpusim.isa.types import K_FLOAT, K_UINT, T_BF16, T_BF16X2, T_F16, T_F16X2, T_F32
-from gpusim.memory.spaces import CONST_WINDOW, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW
+from gpusim.jit import njit
+from gpusim.sm.alu_half import half_value
+from gpusim.sm.alu_int import ult
 from gpusim.sm.operands import bits, fval, ival, put, put_int
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def cmp_int(c, a, b, unsigned64):
     if c == 0:
         return a == b
@@ -41,7 +41,7 @@ def cmp_int(c, a, b, unsigned64):
     return False
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def cmp_float(c, a, b):
     unord = np.isnan(a) or np.isnan(b)
     if c == 16:
@@ -67,7 +67,7 @@ def cmp_float(c, a, b):
     return a >= b
 
 
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+@njit(no_cpython_wrapper=True, inline="always")
 def compare(P, M, i, w, l, ty):
     c = P.ins[i, oc.F_MOD]
     ftz = (P.ins[i, oc.F_FLAGS] & oc.FL_FTZ) != 0
@@ -87,7 +87,7 @@ def compare(P, M, i, w, l, ty):
                                                                            P.tsize[ty] == 8))
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def _combine(op, r, c):
     if op == 1:
         return r and c
@@ -96,7 +96,7 @@ def _combine(op, r, c):
     return r != c
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(no_cpython_wrapper=True)
 def _setp_pair(P, M, i, w, mask, bf):
     """setp.f16x2 / .bf16x2 p|q, a, b{, c}: p from the low halves, q from the high halves."""
     c = P.ins[i, oc.F_MOD]
@@ -117,7 +117,7 @@ def _setp_pair(P, M, i, w, mask, bf):
         put(P, M, i, oc.D0 + 1, w, l, 1 if hi else 0)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(no_cpython_wrapper=True)
 def exec_setp(P, M, i, w, mask):
     ty = P.ins[i, oc.F_TYPE]
     comb = P.ins[i, oc.F_MOD2]
@@ -139,7 +139,7 @@ def exec_setp(P, M, i, w, mask):
             put(P, M, i, oc.D0 + 1, w, l, 1 if q else 0)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(no_cpython_wrapper=True)
 def exec_set(P, M, i, w, mask):
     """set.CmpOp.dtype.stype d, a, b: all ones (or 1.0f) when true."""
     dty = P.ins[i, oc.F_TYPE]
@@ -157,7 +157,7 @@ def exec_set(P, M, i, w, mask):
             put_int(P, M, i, oc.D0, w, l, -1 if r else 0, dty)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(no_cpython_wrapper=True)
 def exec_select(P, M, i, w, mask, is_slct):
     ty = P.ins[i, oc.F_TYPE]
     cty = P.ins[i, oc.F_TYPE2]
@@ -175,7 +175,7 @@ def exec_select(P, M, i, w, mask, is_slct):
         put(P, M, i, oc.D0, w, l, zext(v, P.tsize[ty]) if P.tsize[ty] < 8 else v)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(no_cpython_wrapper=True)
 def exec_mov(P, M, i, w, mask):
     ty = P.ins[i, oc.F_TYPE]
     mode = P.ins[i, oc.F_MOD]
@@ -200,7 +200,7 @@ def exec_mov(P, M, i, w, mask):
             put(P, M, i, oc.D0, w, l, zext(v, n) if n < 8 else v)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(no_cpython_wrapper=True)
 def exec_cvta(P, M, i, w, mask):
     space = P.ins[i, oc.F_SPACE]
     to = P.ins[i, oc.F_MOD] == 1

@@ -82,7 +82,7 @@ def compare(rec: dict, sim: dict, derived: dict) -> dict:
               if k.startswith(pre) and k.endswith(post)}
     row["stalls"] = stalls
     if rec["case"] in LATENCY_CASES:
-        from gpusim.calibrate import CLOCK_RUN
+        from validation.calibrate import CLOCK_RUN
         hw = rec["clock64"][CLOCK_RUN.get(rec["case"], "warm")]["cycles_per_step"]
         row["latency"] = (LATENCY_CASES[rec["case"]], hw, derived.get("cycles_per_step"))
     return row

@@ -6,11 +6,11 @@ one branch per opcode, and written back with the destination width.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from gpusim.isa import opcodes as oc
 from gpusim.isa.bits import brev, clz, popc64, sext, smulhi64, umulhi64, zext
 from gpusim.isa.types import K_SINT, K_UINT
+from gpusim.jit import njit
 from gpusim.sm.operands import ival, put_int
 
 OP_ADD, OP_SUB, OP_MUL, OP_MAD = oc.OP["add"], oc.OP["sub"], oc.OP["mul"], oc.OP["mad"]
@@ -22,7 +22,7 @@ OP_BFE, OP_BFI, OP_PRMT, OP_BFIND = oc.OP["bfe"], oc.OP["bfi"], oc.OP["prmt"], o
 MIN64 = np.int64(-9223372036854775808)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(no_cpython_wrapper=True)
 def gather(P, M, i, s, w, mask, ty, row):
     """Source slot s for every active lane, as type ty; the operand kind is decided once."""
     k = P.opk[i, s]
@@ -40,26 +40,26 @@ def gather(P, M, i, s, w, mask, ty, row):
             M.si[row, l] = ival(P, M, i, s, w, l, ty)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def ult(a, b):
     """Unsigned 64-bit a < b."""
     return (a ^ MIN64) < (b ^ MIN64)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def udiv(a, b, n):
     if n == 8:
         return np.int64(np.uint64(a) // np.uint64(b))
     return a // b
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def sdiv(a, b):
     q = abs(a) // abs(b)
     return -q if (a < 0) != (b < 0) else q
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(no_cpython_wrapper=True)
 def exec_int(P, M, i, w, mask):
     op = P.ins[i, oc.F_OP]
     ty = P.ins[i, oc.F_TYPE]
@@ -250,7 +250,7 @@ def exec_int(P, M, i, w, mask):
                 put_int(P, M, i, oc.D0, w, l, D[l], _width_type(outn, ty))
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def _width_type(outn, ty):
     # destination written with the width of the result: b16 / b32 / b64 codes
     if outn == 1:

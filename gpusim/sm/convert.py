@@ -2,16 +2,16 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from gpusim.isa import opcodes as oc
 from gpusim.isa.bits import bf16_to_f32, bits_of_f32, bits_of_f64, f16_to_f32, ftz32, round_f32, round_integral, zext
 from gpusim.isa.rounding import int_to_float, to_bf16, to_f16
 from gpusim.isa.types import K_FLOAT, K_SINT, T_BF16X2, T_F16, T_F16X2, T_F32, T_F64
+from gpusim.jit import njit
 from gpusim.sm.operands import bits, ival, put, put_int
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def int_range(ty_size, signed):
     nb = 8 * ty_size
     if signed:
@@ -20,7 +20,7 @@ def int_range(ty_size, signed):
     return np.int64(0), (np.int64(1) << nb) - 1 if nb < 64 else np.int64(-1)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+@njit(no_cpython_wrapper=True, inline="always")
 def read_float(P, M, i, s, w, l, ty):
     b = bits(P, M, i, s, w, l)
     if ty == T_F64:
@@ -32,7 +32,7 @@ def read_float(P, M, i, s, w, l, ty):
     return np.float64(bf16_to_f32(b))
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def float_to_int(x, dsize, signed, rnd):
     if np.isnan(x):
         return np.int64(0)
@@ -51,7 +51,7 @@ def float_to_int(x, dsize, signed, rnd):
     return np.int64(np.uint64(r))
 
 
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+@njit(no_cpython_wrapper=True, inline="always")
 def store_float(P, M, i, s, w, l, v, dty, rnd, ftz, sat):
     if sat:
         v = 0.0 if np.isnan(v) else min(max(v, 0.0), 1.0)
@@ -66,7 +66,7 @@ def store_float(P, M, i, s, w, l, v, dty, rnd, ftz, sat):
         put(P, M, i, s, w, l, to_bf16(v, rnd if rnd <= 3 else 0))
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(no_cpython_wrapper=True)
 def exec_cvt(P, M, i, w, mask):
     dty = P.ins[i, oc.F_TYPE]
     sty = P.ins[i, oc.F_TYPE2]

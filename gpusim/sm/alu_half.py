@@ -13,12 +13,12 @@ yields the canonical NaN; -0 < +0). Packed forms apply the same operation to eac
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from gpusim.isa import opcodes as oc
 from gpusim.isa.bits import bf16_to_f32, bits_of_f64, f16_to_f32
 from gpusim.isa.rounding import to_bf16, to_f16, two_sum
 from gpusim.isa.types import T_BF16, T_BF16X2, T_F16X2
+from gpusim.jit import njit
 from gpusim.sm.operands import bits, put
 
 OP_ADD, OP_SUB, OP_MUL, OP_FMA = oc.OP["add"], oc.OP["sub"], oc.OP["mul"], oc.OP["fma"]
@@ -26,14 +26,14 @@ OP_ABS, OP_NEG, OP_MIN, OP_MAX = oc.OP["abs"], oc.OP["neg"], oc.OP["min"], oc.OP
 CANON_NAN16 = 0x7FFF
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def is_sub16(h, bf):
     if bf:
         return (h & 0x7F80) == 0 and (h & 0x7F) != 0
     return (h & 0x7C00) == 0 and (h & 0x3FF) != 0
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def half_value(h, bf, ftz):
     """16 bits of an f16 (or bf16) as an exact float64; .ftz flushes a subnormal to a signed zero."""
     h = np.int64(h) & 0xFFFF
@@ -44,7 +44,7 @@ def half_value(h, bf, ftz):
     return np.float64(f16_to_f32(h))
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def round16(s, e, bf):
     """The exact value s + e (s = s + e rounded to nearest in double) to half bits, nearest even."""
     if e != 0.0 and np.isfinite(s) and (bits_of_f64(s) & 1) == 0:
@@ -54,7 +54,7 @@ def round16(s, e, bf):
     return np.int64(to_f16(s, 0))
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def _finish(s, e, bf, ftz, sat, relu):
     if np.isnan(s):
         return np.int64(0) if sat else np.int64(CANON_NAN16)
@@ -69,7 +69,7 @@ def _finish(s, e, bf, ftz, sat, relu):
     return h
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def _minmax(ha, hb, a, b, is_max, nan_out):
     na, nb = np.isnan(a), np.isnan(b)
     if na or nb:
@@ -86,7 +86,7 @@ def _minmax(ha, hb, a, b, is_max, nan_out):
     return ha if a < b else hb
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit
 def half_op(op, ha, hb, hc, bf, ftz, sat, relu, nan_out):
     """One 16-bit lane of a half-precision instruction: result bits from operand bits."""
     ha, hb, hc = np.int64(ha) & 0xFFFF, np.int64(hb) & 0xFFFF, np.int64(hc) & 0xFFFF
@@ -118,7 +118,7 @@ def half_op(op, ha, hb, hc, bf, ftz, sat, relu, nan_out):
     return _finish(s, e, bf, ftz, sat, relu)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(no_cpython_wrapper=True)
 def exec_half(P, M, i, w, mask):
     op = P.ins[i, oc.F_OP]
     ty = P.ins[i, oc.F_TYPE]

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from functools import reduce
 
-from gpusim.validate import DATA, simulate
+from validation.replay import DATA, simulate
 
 # gpusim starts every launch with cold caches; the DRAM chase is only DRAM-bound with L2 flushed
 # (its chain fits in the 50 MB L2 once a previous launch has walked it)

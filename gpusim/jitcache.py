@@ -1,0 +1,120 @@
+"""Where numba keeps gpusim's compiled machine code, keyed on the sources of the whole package.
+
+numba's own cache is keyed on the file that defines a function: an edit to a callee in another
+module would leave the caller's cached machine code stale. gpusim's jitted functions call each
+other across modules, so their cache lives in a directory named by a hash of every ``.py`` file of
+the package (and the numba and Python versions): any edit anywhere gives a fresh directory, and
+the old one is never read again. The directory is ``$GPUSIM_CACHE_DIR``, else
+``$XDG_CACHE_HOME/gpusim``, else ``~/.cache/gpusim``; the eight most recently used trees are kept.
+
+`install()` registers the locator with numba; gpusim/__init__.py calls it before any jitted module
+is imported (numba picks a function's cache location when the decorator runs).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import sys
+from pathlib import Path
+
+PACKAGE_ROOT = Path(__file__).resolve().parent
+KEEP = 8
+
+
+def source_hash(root: Path = PACKAGE_ROOT) -> str:
+    """sha256 over every .py file under `root` (relative path and bytes), numba's and Python's versions."""
+    import numba
+    h = hashlib.sha256(f"{numba.__version__} {sys.version_info[:3]}".encode())
+    for p in sorted(root.rglob("*.py")):
+        h.update(str(p.relative_to(root)).encode() + b"\0")
+        h.update(p.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def cache_root() -> Path:
+    env = os.environ.get("GPUSIM_CACHE_DIR")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "gpusim"
+
+
+def _prune(root: Path, current: Path) -> None:
+    trees = sorted((p for p in root.glob("jit-*") if p.is_dir() and p != current),
+                   key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in trees[KEEP - 1:]:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def make_locator(package_root: Path, cache_dir: Path):
+    """A numba cache locator for functions defined under `package_root`, caching into `cache_dir`
+    with the package's source hash as every function's freshness stamp."""
+    from numba.core.caching import _CacheLocator
+
+    stamp = cache_dir.name
+    root = str(package_root)
+
+    class PackageLocator(_CacheLocator):
+        def __init__(self, py_func, py_file):
+            self._lineno = py_func.__code__.co_firstlineno
+            rel = os.path.relpath(os.path.dirname(os.path.abspath(py_file)), root)
+            self._path = str(cache_dir / rel)
+
+        def get_cache_path(self):
+            return self._path
+
+        def get_source_stamp(self):
+            return stamp
+
+        def get_disambiguator(self):
+            return str(self._lineno)
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            if not os.path.abspath(py_file).startswith(root + os.sep):
+                return None
+            self = cls(py_func, py_file)
+            try:
+                self.ensure_cache_path()
+            except OSError:
+                return None          # not writable: numba's own locators decide
+            return self
+
+    return PackageLocator
+
+
+_installed = None
+
+
+def install(package_root: Path = PACKAGE_ROOT) -> Path:
+    """Register the locator for `package_root` (once per process); returns its cache directory."""
+    global _installed
+    if _installed is not None and package_root == PACKAGE_ROOT:
+        return _installed
+    from numba.core.caching import CacheImpl
+    root = cache_root()
+    cache_dir = root / f"jit-{source_hash(package_root)}"
+    locator = make_locator(package_root, cache_dir)
+    CacheImpl._locator_classes.insert(0, locator)
+    try:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        os.utime(cache_dir)
+        _prune(root, cache_dir)
+    except OSError:
+        pass
+    if package_root == PACKAGE_ROOT:
+        _installed = cache_dir
+    return cache_dir
+
+
+def is_warm(mode: str) -> bool:
+    """Whether `mode`'s compiled core is in the current cache tree (a run or `gpusim warmup` put it there)."""
+    return (install() / f"warm-{mode}").exists()
+
+
+def mark_warm(mode: str) -> None:
+    try:
+        (install() / f"warm-{mode}").touch()
+    except OSError:
+        pass

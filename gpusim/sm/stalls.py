@@ -1,0 +1,11 @@
+"""Why a warp did not issue: the stall reasons, in Nsight Compute's names (smsp__pcsamp_warps_issue_stalled_*).
+
+The scheduler charges every cycle of a resident warp's life to one reason: the unit that holds it
+(scoreboard, pipelines, LSU/MIO queues, fetch, barrier, branch unit) or its own scheduler
+(not_selected, selected).
+"""
+STALLS = ["long_scoreboard", "short_scoreboard", "barrier", "mio_throttle", "lg_throttle",
+          "math_pipe_throttle", "wait", "not_selected", "selected", "no_instruction", "branch_resolving",
+          "membar", "dispatch_stall", "drain"]
+(LONG_SCOREBOARD, SHORT_SCOREBOARD, BARRIER, MIO_THROTTLE, LG_THROTTLE, MATH_PIPE_THROTTLE, WAIT, NOT_SELECTED,
+ SELECTED, NO_INSTRUCTION, BRANCH_RESOLVING, MEMBAR, DISPATCH_STALL, DRAIN) = range(len(STALLS))
