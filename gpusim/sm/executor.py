@@ -196,7 +196,7 @@ def init_cta(M, c, cx, cy, cz, sm, nthreads, nwarps):
     M.smem[c, :] = 0
 
 
-@njit(no_cpython_wrapper=True)
+@njit(no_cpython_wrapper=True, inline="always")
 def run_warp(P, M, w, quantum):
     """Run warp slot w for up to `quantum` instructions or until it blocks; (last result, issued any)."""
     issued = False

@@ -99,7 +99,7 @@ def retire_warp(M, s, res, w, now):
                 M.wstat[x] = W_FREE
 
 
-@njit(no_cpython_wrapper=True)
+@njit(no_cpython_wrapper=True, inline="always")
 def issue(P, M, U, counters, w, pc, now):
     """Run warp w's instruction at pc (issued at `now`) and time it."""
     s = U.sched
@@ -152,7 +152,7 @@ def issue(P, M, U, counters, w, pc, now):
     return r
 
 
-@njit(no_cpython_wrapper=True)
+@njit(no_cpython_wrapper=True, inline="always")
 def issue_subpartition(P, M, U, counters, sp, now):
     """One scheduler cycle of sub-partition sp: issue the eligible warp its policy prefers, or sleep
     until one can issue."""
