@@ -58,6 +58,9 @@ def _parser() -> argparse.ArgumentParser:
     c = sub.add_parser("calibrate", help="fit preset latencies from the recorded microbenchmarks")
     c.add_argument("--gpu", default="h100")
     c.add_argument("--write", help="write the fitted values as JSON to this file")
+    w = sub.add_parser("warmup", help="compile the simulator core now (once per install; `gpusim run` does it "
+                                      "on first use)")
+    w.add_argument("--mode", choices=["functional", "timing"], help="only this mode (default: both)")
     pr = sub.add_parser("presets", help="show GPU presets")
     pr.add_argument("name", nargs="?")
     return p

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -79,10 +80,39 @@ def _launch_opts(opts):
     return {k: v for k, v in opts.items() if not (k == "progress" and opts.get("mode") != "timing")}
 
 
+def _ensure_compiled(modes) -> None:
+    """Compile the simulator core on first use, saying so: a newcomer must not think it hung."""
+    from gpusim import jitcache, warmup
+    todo = [m for m in modes if not jitcache.is_warm(m)]
+    if not todo:
+        return
+    what = " and ".join(todo)
+    msg = (f"compiling gpusim's {what}-mode core with numba: once per install, about a minute "
+           f"(cached in {jitcache.install()})")
+    if report.err_console.is_terminal:
+        with report.err_console.status(msg):
+            secs = warmup.warmup(todo)
+    else:
+        print(f"gpusim: {msg}", file=sys.stderr, flush=True)
+        secs = warmup.warmup(todo)
+    print(f"gpusim: compiled in {secs:.0f} s", file=sys.stderr, flush=True)
+
+
+def cmd_warmup(args):
+    from gpusim import jitcache
+    modes = [args.mode] if args.mode else ["timing", "functional"]
+    if all(jitcache.is_warm(m) for m in modes):
+        print(f"gpusim: already compiled ({', '.join(modes)}) in {jitcache.install()}")
+        return 0
+    _ensure_compiled(modes)
+    return 0
+
+
 def cmd_run(args):
     target = args.target
     spec = get_preset(args.gpu)
     budget = DEFAULT_BUDGET if args.max_instructions is None else args.max_instructions
+    _ensure_compiled([_mode(args)])
     opts = dict(gpu=spec, mode=_mode(args), shared_mem=args.shared, max_instructions=budget,
                 regs_per_thread=args.regs)
     if target.endswith((".ptx", ".cu")):

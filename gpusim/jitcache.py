@@ -108,6 +108,9 @@ def install(package_root: Path = PACKAGE_ROOT) -> Path:
     return cache_dir
 
 
+QUIET = {"on": False}       # set while `gpusim warmup` compiles: it says so itself
+
+
 def is_warm(mode: str) -> bool:
     """Whether `mode`'s compiled core is in the current cache tree (a run or `gpusim warmup` put it there)."""
     return (install() / f"warm-{mode}").exists()

@@ -7,6 +7,7 @@ from rich.console import Console
 from rich.table import Table
 
 console = Console() if sys.stdout.isatty() else Console(width=160)   # wide tables when piped to a file
+err_console = Console(stderr=True)      # status lines (first compile), never mixed into the results
 
 
 class _Progress:

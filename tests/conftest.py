@@ -124,25 +124,44 @@ def lanes(values, t: str) -> np.ndarray:
     return arr
 
 
+MODES = ("functional", "timing")
+
+
 def run_lanes(body: str, ins: dict | None = None, outs: dict | None = None, regs: dict | None = None,
               decls: str = "", block: int = 32, arrays: dict | None = None, **launch_opts) -> dict:
     """Run `body` on one warp (or `block` threads); ins: name -> (type, values), outs: name -> type,
     arrays: name -> numpy array passed as pointer parameter arr_<name> and updated in place.
-    Returns name -> array for every output and array, and "_result" -> the LaunchResult."""
+
+    The kernel runs on the `tiny` preset in both modes (functional, then timing) unless `mode` or
+    `gpu` says otherwise, and the two must agree bit for bit. Returns name -> array for every
+    output and array, and "_result" -> the (last) LaunchResult."""
     ins = dict(ins or {})
     outs = dict(outs or {})
     arrays = dict(arrays or {})
     text = build_kernel(body, ins, outs, regs, decls, arrays=arrays)
     k = gpusim.load_ptx(text)["k"]
-    out_arrays = {n: np.zeros(block if block > 32 else 32, dtype=NUMPY[t]) for n, t in outs.items()}
+    modes = (launch_opts.pop("mode"),) if "mode" in launch_opts else MODES
+    launch_opts.setdefault("gpu", "tiny")
     in_arrays = []
     for _n, (t, v) in ins.items():
         arr = lanes(v, t)
         if block > 32:
             arr = np.resize(arr, block)
         in_arrays.append(arr)
-    res = gpusim.launch(k, 1, block, *out_arrays.values(), *in_arrays, *arrays.values(), **launch_opts)
-    out_arrays.update(arrays)
+    first = None
+    for mode in modes:
+        out_arrays = {n: np.zeros(block if block > 32 else 32, dtype=NUMPY[t]) for n, t in outs.items()}
+        arrs = {n: a.copy() for n, a in arrays.items()} if len(modes) > 1 else arrays
+        res = gpusim.launch(k, 1, block, *out_arrays.values(), *in_arrays, *arrs.values(), mode=mode, **launch_opts)
+        out_arrays.update(arrs)
+        if first is None:
+            first = out_arrays
+        else:
+            for n, a in out_arrays.items():
+                assert np.array_equal(a.view(np.uint8), first[n].view(np.uint8)), \
+                    f"output {n} differs between {modes[0]} and {mode} mode"
+    for n, a in arrays.items():
+        a[...] = out_arrays[n]
     out_arrays["_result"] = res
     return out_arrays
 

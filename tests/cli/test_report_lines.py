@@ -12,10 +12,10 @@ from gpusim.cli import main
 from gpusim.launch import launch
 from gpusim.presets import get_preset
 from gpusim.report_lines import DRAIN_TEXT, per_line_counters, per_source_counters
-from gpusim.timing.state_index import STALLS
+from gpusim.sm.stalls import STALLS
 from programs import all_programs
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SHARED_OPS = ("ld", "st", "atom")
 REQUIRED_METRICS = [
     "gpc__cycles_elapsed.max", "sm__cycles_active.avg", "smsp__inst_executed.sum", "smsp__thread_inst_executed.sum",

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "validation" / "cudasim_run.py"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))

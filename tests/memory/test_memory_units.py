@@ -6,12 +6,11 @@ import pytest
 from numba import cuda
 
 import gpusim
-from gpusim.memory.interconnect import deliver
-from gpusim.memory.l1 import l1_load
+from gpusim.memory.interconnect import FAR_SECTORS, deliver
+from gpusim.memory.l1 import MSHR_WAIT, l1_load
 from gpusim.memory.l2 import l2_access, slice_of
 from gpusim.presets import H100, TINY
-from gpusim.timing.state import make_timing
-from gpusim.timing.state_index import K_L2_FAR, K_MSHR_WAIT
+from gpusim.timing.state import make_units
 
 HEAD = ".version 8.0\n.target sm_90\n.address_size 64\n"
 TINY_PTX = HEAD + ".visible .entry k()\n{\nret;\n}\n"
@@ -19,7 +18,7 @@ TINY_PTX = HEAD + ".visible .entry k()\n{\nret;\n}\n"
 
 def _state(spec):
     d = gpusim.load_ptx(TINY_PTX)["k"].decoded
-    return make_timing(spec, d, spec.n_sm * spec.sm.max_warps, spec.n_sm * spec.sm.max_ctas)
+    return make_units(spec, d, 4, 1)
 
 
 def _sector_in_partition(spec, sm, near: bool, start: int = 1 << 20) -> int:
@@ -33,12 +32,12 @@ def _sector_in_partition(spec, sm, near: bool, start: int = 1 << 20) -> int:
 
 
 def _warm_hit_cycles(spec, sm, sector):
-    T = _state(spec)
-    l2_access(T, sm, sector, 0, False)          # miss: brings the sector into the L2
+    U = _state(spec)
+    l2_access(U.l2, U.noc, U.dram, sm, sector, 0, False)          # miss: brings the sector into the L2
     now = 1_000_000
-    far_before = T.cnt[K_L2_FAR]
-    back = l2_access(T, sm, sector, now, False)
-    return back - now, T.cnt[K_L2_FAR] - far_before
+    far_before = U.noc.counters[FAR_SECTORS]
+    back = l2_access(U.l2, U.noc, U.dram, sm, sector, now, False)
+    return back - now, U.noc.counters[FAR_SECTORS] - far_before
 
 
 def test_near_l2_hit_takes_the_preset_latency():
@@ -68,26 +67,26 @@ def test_one_partition_has_no_far_cost():
 
 def test_sm_port_passes_the_preset_bytes_per_cycle():
     spec = H100.with_(**{"noc.port_bandwidth": 64.0})
-    T = _state(spec)
-    starts = [deliver(T, 3, 1000, 32) for _ in range(128)]       # 128 sectors arriving at once
+    U = _state(spec)
+    starts = [deliver(U.noc, 3, 1000, 32) for _ in range(128)]       # 128 sectors arriving at once
     assert starts[0] == 1000 and starts[1] == 1000                 # two sectors per cycle
     assert starts[-1] == 1000 + 127 * 32 // 64
-    assert deliver(T, 4, 1000, 32) == 1000                         # another SM's port is free
+    assert deliver(U.noc, 4, 1000, 32) == 1000                         # another SM's port is free
 
 
 def test_ports_are_per_sm_and_free_again_after_the_burst():
-    T = _state(H100.with_(**{"noc.port_bandwidth": 32.0}))
+    U = _state(H100.with_(**{"noc.port_bandwidth": 32.0}))
     for _ in range(10):
-        deliver(T, 0, 0, 32)
-    assert deliver(T, 0, 100, 32) == 100
+        deliver(U.noc, 0, 0, 32)
+    assert deliver(U.noc, 0, 100, 32) == 100
 
 
 def _two_misses(mshrs):
     spec = H100.with_(**{"l1.mshrs": mshrs})
-    T = _state(spec)
-    first, go1 = l1_load(T, 0, 1 << 20, 10)
-    second, go2 = l1_load(T, 0, (1 << 20) + 400, 10)
-    return first, second, go1, go2, int(T.cnt[K_MSHR_WAIT])
+    U = _state(spec)
+    first, go1 = l1_load(U.l1, U.l2, U.noc, U.dram, 0, 1 << 20, 10)
+    second, go2 = l1_load(U.l1, U.l2, U.noc, U.dram, 0, (1 << 20) + 400, 10)
+    return first, second, go1, go2, int(U.l1.counters[MSHR_WAIT])
 
 
 def test_miss_waits_for_an_mshr_when_all_are_busy():
@@ -105,9 +104,9 @@ def test_misses_within_the_mshr_count_overlap():
 
 
 def test_miss_to_a_sector_already_on_its_way_merges():
-    T = _state(H100)
-    first, _ = l1_load(T, 0, 1 << 20, 10)
-    again, go = l1_load(T, 0, 1 << 20, 20)
+    U = _state(H100)
+    first, _ = l1_load(U.l1, U.l2, U.noc, U.dram, 0, 1 << 20, 10)
+    again, go = l1_load(U.l1, U.l2, U.noc, U.dram, 0, 1 << 20, 20)
     assert (again, go) == (first, 20)
 
 

@@ -11,7 +11,7 @@ from gpusim.errors import UnsupportedInstruction
 from gpusim.isa import opcodes as oc
 from gpusim.isa.coverage import REJECTED_FORMS, SYNTHETIC, example, example_kernel, markdown, rows
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "COVERAGE.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "COVERAGE.md"
 ROWS = rows()
 SUPPORTED = [(op, t, False) for op, ts, _, _, _, st in ROWS if st == "supported" for t in ts]
 SUPPORTED += [(op, t, True) for op, _, ts2, _, _, st in ROWS if st == "supported" for t in ts2]

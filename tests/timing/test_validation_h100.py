@@ -25,7 +25,7 @@ from validation.replay import (
     simulate,
 )
 
-THRESHOLDS = json.loads((Path(__file__).resolve().parents[1] / "validation" / "thresholds.json").read_text())
+THRESHOLDS = json.loads((Path(__file__).resolve().parents[2] / "validation" / "thresholds.json").read_text())
 RECORDS = {r["case"]: r for r in recorded_cases()}
 FAST = THRESHOLDS["ci_cases"]
 

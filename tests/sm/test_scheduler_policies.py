@@ -1,0 +1,118 @@
+"""Each warp-scheduler policy's issue order: its priority key (gpusim/sm/scheduler.py) checked at
+its boundaries, and the order the real core issues warps in under it."""
+import numpy as np
+import pytest
+from conftest import HEADER
+
+import gpusim
+from gpusim.errors import ConfigError
+from gpusim.presets import TINY
+from gpusim.sm.scheduler import GTO, LRR, OLDEST, POLICIES, TWO_LEVEL, SchedulerSpec, gto_key, lrr_key, two_level_key
+
+NSLOTS = 8
+
+
+def test_every_policy_has_a_name():
+    assert POLICIES == {"lrr": LRR, "gto": GTO, "oldest": OLDEST, "two_level": TWO_LEVEL}
+    assert SchedulerSpec().policy == "lrr"
+
+
+def test_lrr_orders_slots_from_the_one_after_the_last_issued():
+    assert [lrr_key(s, 2, NSLOTS) for s in range(NSLOTS)] == [5, 6, 7, 0, 1, 2, 3, 4]
+    assert lrr_key(2, 2, NSLOTS) == NSLOTS - 1                       # the last issued warp comes last ...
+    assert [lrr_key(s, -1, NSLOTS) for s in range(3)] == [0, 1, 2]   # ... and with none issued, slot 0 first
+
+
+def test_gto_keeps_the_last_warp_first_then_the_oldest():
+    age = np.array([50, 10, 70, 30], np.int64)
+    assert gto_key(2, 2, age) == -1 < min(age)
+    assert [gto_key(w, 2, age) for w in (0, 1, 3)] == [50, 10, 30]
+
+
+def test_two_level_stays_in_the_last_group_then_moves_to_the_next():
+    keys = [two_level_key(s, 1, NSLOTS, 4) for s in range(NSLOTS)]   # last issued: slot 1, group 0
+    assert max(keys[:4]) < min(keys[4:])                             # group 0 before group 1
+    assert sorted(range(4), key=lambda s: keys[s]) == [2, 3, 0, 1]   # round robin inside the group
+    keys = [two_level_key(s, 5, NSLOTS, 4) for s in range(NSLOTS)]   # last issued in group 1
+    assert max(keys[4:]) < min(keys[:4])
+
+
+@pytest.mark.parametrize("key, value", [("policy", "fifo"), ("subpartitions", 3), ("group_size", 0)])
+def test_bad_scheduler_settings_name_their_key(key, value):
+    with pytest.raises(ConfigError, match=f"scheduler.{key}"):
+        TINY.with_(**{f"scheduler.{key}": value})
+
+
+# Four warps of one CTA on one sub-partition, released together by a barrier, each running 64
+# independent FP32 adds (eight destination registers in turn: no warp ever waits on its own results)
+# between two clock reads.
+ADDS = "\n".join(f"    add.f32 %f{1 + k % 8}, %f0, 0f3F800000;" for k in range(64))
+KERNEL = HEADER + f"""
+.visible .entry k(.param .u64 out)
+{{
+    .reg .u32 %r<4>;
+    .reg .u64 %rd<8>;
+    .reg .f32 %f<10>;
+    .reg .pred %p<2>;
+    mov.u32 %r1, %tid.x;
+    shr.u32 %r2, %r1, 5;
+    mov.f32 %f0, 0f00000000;
+    bar.sync 0;
+    mov.u64 %rd1, %clock64;
+{ADDS}
+    mov.u64 %rd2, %clock64;
+    and.b32 %r3, %r1, 31;
+    setp.ne.u32 %p1, %r3, 0;
+    @%p1 bra DONE;
+    ld.param.u64 %rd3, [out];
+    mul.wide.u32 %rd4, %r2, 16;
+    add.s64 %rd5, %rd3, %rd4;
+    st.global.v2.u64 [%rd5], {{%rd1, %rd2}};
+DONE:
+    ret;
+}}
+"""
+
+
+def spans(policy: str, **over) -> np.ndarray:
+    """(start, end) clock of each of the four warps' add chains under `policy`."""
+    out = np.zeros((4, 2), np.int64)
+    # the whole kernel is fetched at the first miss, at once (prefetch_lines, bandwidths): no warp
+    # waits on instruction fetch after the start
+    spec = TINY.with_(**{"scheduler.policy": policy, "scheduler.subpartitions": 1, "fetch.prefetch_lines": 1024,
+                         "dram.bandwidth": 4096.0, "l2.bandwidth": 4096.0, "noc.port_bandwidth": 4096.0, **over})
+    gpusim.launch(gpusim.load_ptx(KERNEL)["k"], 1, 128, out, gpu=spec, mode="timing")
+    return out
+
+
+def _serial(s) -> bool:
+    """No two chains overlap: each ends before the next (by start) begins."""
+    order = np.argsort(s[:, 0])
+    return all(s[a, 1] < s[b, 0] for a, b in zip(order, order[1:]))
+
+
+def test_gto_runs_one_warp_to_the_end_before_the_next():
+    s = spans("gto")
+    assert _serial(s)
+    assert ((s[:, 1] - s[:, 0]) < 2 * 64).all()     # no chain is stretched by another warp's issues
+
+
+def test_oldest_runs_the_released_warps_one_after_another_in_arrival_order():
+    # warp 3 arrives last at the barrier and goes on at once; the others wait out the barrier latency
+    s = spans("oldest")
+    assert _serial(s[:3]) and list(np.argsort(s[:3, 0])) == [0, 1, 2]
+    assert s[3, 1] > s[:3, 1].max()                 # the youngest issues only when no older warp can
+
+
+def test_lrr_interleaves_all_warps():
+    s = spans("lrr")
+    assert s[:, 0].max() < s[:, 1].min()            # every chain starts before any ends
+    assert ((s[:, 1] - s[:, 0]) >= 3 * 64).all()    # each is stretched by the other three warps' issues
+
+
+def test_two_level_interleaves_within_a_group_and_runs_groups_in_turn():
+    s = spans("two_level", **{"scheduler.group_size": 2})
+    first, second = sorted(([0, 1], [2, 3]), key=lambda g: s[g, 0].min())
+    assert s[first, 0].max() < s[first, 1].min()    # the two warps of a group interleave
+    assert s[first, 1].max() < s[second, 0].min()   # one group finishes before the other starts
+    assert s[second, 0].max() < s[second, 1].min()
