@@ -22,7 +22,8 @@ SCRIPT = textwrap.dedent("""
     import pkg.caller
     print(pkg.caller.outer())
 """)
-CALLER = "from numba import njit\nfrom pkg.callee import inner\n\n\n@njit(cache=True)\ndef outer():\n    return inner() * 10\n"
+CALLER = ("from numba import njit\nfrom pkg.callee import inner\n\n\n@njit(cache=True)\ndef outer():\n"
+          "    return inner() * 10\n")
 CALLEE = "from numba import njit\n\n\n@njit(cache=True)\ndef inner():\n    return {}\n"
 
 
