@@ -2,7 +2,7 @@
 shape where it binds, with the CTAs per SM every resource allows (ncu's launch__occupancy_limit_*),
 and what binding does to residency. The arithmetic is checked on `occupancy` directly; a few
 launches on the tiny preset check that the limit reaches the metrics and the schedule.
-tests/test_timing_properties.py checks only which limiter binds on h100 launches."""
+tests/timing/test_timing_properties.py checks only which limiter binds on h100 launches."""
 import numpy as np
 import pytest
 from numba import cuda
