@@ -5,16 +5,31 @@ passes (`f(x, -1)` and `f(x, y)` give two copies of f and of everything f calls)
 the compile time of the executor. gpusim's dispatcher types every argument of a call from jitted
 code by its plain type, so each function is compiled once per argument *type*. Defaults: cached
 (gpusim/jitcache.py), no reference counting (the core allocates nothing), numpy's error model
-(the code guards its divisors). Functions that only jitted code calls pass
+(the code guards its divisors). Loading from the cache skips numba's typing-registry refresh, so a
+new process starts simulating sooner. Functions that only jitted code calls pass
 `no_cpython_wrapper=True`: no Python entry point is compiled for them.
 """
 from __future__ import annotations
 
 from numba.core import types
+from numba.core.caching import FunctionCache
 from numba.core.registry import CPUDispatcher
 
 
+class _LoadOnlyCache(FunctionCache):
+    """numba's function cache, minus the typing-registry refresh (~0.3 s, once per process) that it
+    runs before every load: loading machine code needs no typing. A miss compiles, and the compiler
+    refreshes the registries itself."""
+
+    def load_overload(self, sig, target_context):
+        with self._guard_against_spurious_io_errors():
+            return self._load_overload(sig, target_context)
+
+
 class PlainTypeDispatcher(CPUDispatcher):
+    def enable_caching(self):
+        self._cache = _LoadOnlyCache(self.py_func)
+
     def get_call_template(self, args, kws):
         args = tuple(types.unliteral(a) for a in args)
         kws = {k: types.unliteral(v) for k, v in kws.items()}
