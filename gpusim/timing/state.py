@@ -31,6 +31,3 @@ def make_units(spec, d, warps_per_sm: int, ctas_per_sm: int) -> Units:
 def core_counters() -> np.ndarray:
     """The core's own counters (instructions issued, divergent-branch delays: gpusim/timing/core.py)."""
     return np.zeros(2, np.int64)
-
-
-

@@ -116,3 +116,11 @@ def test_two_level_interleaves_within_a_group_and_runs_groups_in_turn():
     assert s[first, 0].max() < s[first, 1].min()    # the two warps of a group interleave
     assert s[first, 1].max() < s[second, 0].min()   # one group finishes before the other starts
     assert s[second, 0].max() < s[second, 1].min()
+
+
+@pytest.mark.parametrize("subpartitions, at_least, at_most", [(1, 4 * 64, 5 * 64), (2, 2 * 64, 3 * 64),
+                                                             (4, 64, 2 * 64)])
+def test_warps_spread_over_the_sub_partitions_issue_in_parallel(subpartitions, at_least, at_most):
+    # 4 x 64 adds: one scheduler issues them one per cycle; four issue four per cycle
+    s = spans("lrr", **{"scheduler.subpartitions": subpartitions})
+    assert at_least <= s[:, 1].max() - s[:, 0].min() < at_most
