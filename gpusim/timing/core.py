@@ -42,7 +42,7 @@ from gpusim.timing.residency import WARPS_LAUNCHED, free_cta_slot, warp_retired,
 
 Units = namedtuple("Units", "sched scoreboard pipes fetch lsu smem l1 noc l2 dram residency")
 ISSUED, DIVERGENT_DELAYS = range(2)      # core counters
-OP_MEMBAR, OP_EXIT, OP_RET = oc.OP["membar"], oc.OP["exit"], oc.OP["ret"]
+OP_MEMBAR, OP_EXIT, OP_RET, OP_BRA = oc.OP["membar"], oc.OP["exit"], oc.OP["ret"], oc.OP["bra"]
 A_IDLE, A_CTA_DONE, A_FAULT = 0, 1, 2
 DIVERGENT = oc.CNT_DIVERGENT
 
@@ -136,7 +136,9 @@ def issue(P, M, U, counters, w, pc, now):
             s.ready_at[w] = now + lat
             s.reason[w] = MEMBAR
     mark_written(U.scoreboard, w, pc, now + lat, kind)
-    if cls == oc.C_BARRIER or op == OP_EXIT or op == OP_RET:
+    # a barrier, and lanes leaving (exit, ret, or a branch straight to the exit), can release warps
+    # of the CTA that wait at a barrier
+    if cls == oc.C_BARRIER or op == OP_EXIT or op == OP_RET or (op == OP_BRA and P.ins[pc, oc.F_MOD] == 1):
         if r == S_BARRIER:
             s.at_barrier[w] = 1
         wake_released(M, s, U.residency, U.pipes.latency[oc.C_BARRIER], M.wcta[w], now)

@@ -196,3 +196,32 @@ def test_timing_mode_results_match_functional_mode():
     gpusim.launch(_spin, 4, 128, x1, np.int64(10), mode="functional")
     gpusim.launch(_spin, 4, 128, x2, np.int64(10), gpu="tiny", mode="timing")
     np.testing.assert_array_equal(x1, x2)
+
+
+EARLY_EXIT = HEAD + """
+.visible .entry k(.param .u64 a, .param .u64 out)
+{
+    .reg .b32 %r<8>; .reg .b64 %rd<8>; .reg .pred %p<4>;
+    mov.u32 %r1, %tid.x;
+    setp.lt.u32 %p1, %r1, 32;
+    @%p1 bra WAIT;
+    ld.param.u64 %rd1, [a];
+    ld.global.u32 %r2, [%rd1];          // warp 1: a DRAM round trip, then leaves by a branch to the exit
+    setp.ne.u32 %p2, %r2, 12345;
+    @%p2 bra DONE;
+WAIT:
+    bar.sync 0;                         // warp 0: waits here long before warp 1 leaves
+    ld.param.u64 %rd2, [out];
+    mov.u32 %r3, 1;
+    st.global.u32 [%rd2], %r3;
+DONE:
+    ret;
+}
+"""
+
+
+@pytest.mark.parametrize("mode", ["functional", "timing"])
+def test_a_warp_leaving_by_a_branch_to_the_exit_releases_the_barrier_others_wait_at(mode):
+    out = np.zeros(1, np.uint32)
+    gpusim.launch(gpusim.load_ptx(EARLY_EXIT)["k"], 1, 64, np.zeros(1, np.uint32), out, gpu="tiny", mode=mode)
+    assert out[0] == 1                  # warp 0 went past the barrier
