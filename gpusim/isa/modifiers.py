@@ -75,7 +75,8 @@ def _family(base: str, tok: str, m: Mods) -> bool:
         return True
     if base in ("bar", "barrier"):
         if tok in oc.BAR:
-            m.sub = oc.BAR[tok]
+            if m.sub != 3:       # bar.warp.sync stays a warp barrier: `.sync` follows `.warp`
+                m.sub = oc.BAR[tok]
             return True
         if tok in oc.BARRED:
             m.sub2 = oc.BARRED[tok]

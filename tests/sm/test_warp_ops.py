@@ -289,3 +289,28 @@ def test_bar_red_popc_counts_predicates_across_the_block():
     out = np.zeros(96, np.uint32)
     run_ptx(text, "k", 1, 96, out)
     assert (out == 24 * 10 + 0 + 2).all()
+
+
+WARP_SYNC_IN_BRANCH = HEADER + """
+.visible .entry k(.param .u64 out)
+{
+    .reg .b32 %r<4>; .reg .b64 %rd<4>; .reg .pred %p<2>;
+    mov.u32 %r1, %tid.x;
+    setp.ge.u32 %p1, %r1, 16;
+    @%p1 bra SKIP;
+    bar.warp.sync 65535;                 // lanes 0-15 of warp 0 only: a warp barrier, not the CTA's
+SKIP:
+    ld.param.u64 %rd1, [out];
+    mul.wide.u32 %rd2, %r1, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r1;
+    ret;
+}
+"""
+
+
+@pytest.mark.parametrize("mode", ["functional", "timing"])
+def test_bar_warp_sync_by_some_lanes_does_not_wait_for_the_block(mode):
+    out = np.zeros(64, np.uint32)
+    run_ptx(WARP_SYNC_IN_BRANCH, "k", 1, 64, out, gpu="tiny", mode=mode)
+    assert (out == np.arange(64)).all()
