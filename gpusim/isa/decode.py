@@ -251,7 +251,7 @@ class Decoder:
             targets = [ins[a + i, oc.F_TARGET] - a if is_branch[i] else 0 for i in range(n)]
             term = []
             for i in range(n):
-                if op[i] in (oc.OP["exit"], oc.OP["trap"], oc.OP["retf"]):
+                if op[i] in (oc.OP["exit"], oc.OP["ret"], oc.OP["trap"], oc.OP["retf"]):   # a kernel's ret ends its path
                     term.append("exit" if ins[a + i, oc.F_GUARD] < 0 else None)
                 elif is_branch[i] and ins[a + i, oc.F_GUARD] < 0:
                     term.append("jump")
