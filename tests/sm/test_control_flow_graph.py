@@ -1,8 +1,8 @@
 """Reconvergence when the compiler places the kernel's `ret` in the middle of the function (as NVVM
 does for a shared early-return block), and the post-dominator analysis on graphs without an exit."""
 import numpy as np
-
 from conftest import run_ptx
+
 from gpusim.isa.cfg import reconvergence_points
 
 MID_RET = """
