@@ -1,0 +1,79 @@
+"""The PTX numba.cuda would load for a compiled kernel, linked without a driver.
+
+numba-cuda compiles a kernel to PTX with NVVM and, at load time, links helper code into it: CUDA C
+shims (the `cuda.fp16` intrinsics, array reshapes, the NRT), given as `.cu` sources that the driver
+path compiles with NVRTC. NVRTC runs on the CPU, so gpusim compiles those sources the same way and
+links by PTX text: the helper's function definitions replace the kernel module's `.extern .func`
+declarations (gpusim's parser keeps definitions over declarations). Grid-wide cooperative-groups
+synchronisation needs libcudadevrt, which is machine code only; it is refused by name.
+"""
+from __future__ import annotations
+
+import os
+import re
+
+from gpusim.errors import UnsupportedInstruction
+from gpusim.kernels import PTXModule
+
+CC = (9, 0, "a")
+_HEADER = re.compile(r"^\s*\.(version|target|address_size)\b.*$", re.M)
+_CU_CACHE: dict = {}
+
+
+def _source_text(obj) -> tuple[str, str]:
+    """(kind, text) of one linking file: a path or a numba LinkableCode object."""
+    if isinstance(obj, (str, os.PathLike)):
+        path = str(obj)
+        ext = os.path.splitext(path)[1].lower()
+        with open(path, "rb") as f:
+            data = f.read()
+        return ext.lstrip("."), data.decode("utf-8", "replace")
+    kind = getattr(obj, "kind", "")
+    data = obj.data
+    if hasattr(data, "getvalue"):
+        data = data.getvalue()
+    if isinstance(data, bytes):
+        data = data.decode("utf-8", "replace")
+    return str(kind).lstrip("."), data
+
+
+def _compile_cu(text: str, name: str) -> str:
+    hit = _CU_CACHE.get(text)
+    if hit is None:
+        from numba.cuda.cudadrv import nvrtc
+        ptx, _log = nvrtc.compile(text, name, CC[:2])
+        hit = ptx.decode() if isinstance(ptx, bytes) else str(ptx)
+        _CU_CACHE[text] = hit
+    return hit
+
+
+def kernel_ptx(kernel) -> str:
+    """Linked PTX text of a numba-cuda `_Kernel`."""
+    lib = kernel._codelibrary
+    if getattr(lib, "needs_cudadevrt", False) or getattr(kernel, "cooperative", False):
+        raise UnsupportedInstruction("cudaCGSynchronize", f"{kernel.py_func.__name__}.ptx", 0, "",
+                                     "cooperative-groups grid sync (this_grid().sync()) needs libcudadevrt and "
+                                     "a cooperative launch; gpusim does not model them yet")
+    parts = [lib.get_asm_str(cc=CC)]
+    for obj in sorted(lib._linking_files, key=lambda o: str(getattr(o, "name", o))):
+        kind, text = _source_text(obj)
+        if kind == "cu":
+            parts.append(_HEADER.sub("", _compile_cu(text, str(getattr(obj, "name", "shim.cu")))))
+        elif kind == "ptx":
+            parts.append(_HEADER.sub("", text))
+        else:
+            raise UnsupportedInstruction("link", f"{kernel.py_func.__name__}.ptx", 0, str(obj),
+                                         f"linking a .{kind} file (only CUDA C sources and PTX can be linked "
+                                         "without a GPU)")
+    return "\n".join(parts)
+
+
+def ptx_kernel(kernel):
+    """The gpusim PTXKernel for a numba-cuda `_Kernel` (cached on it)."""
+    k = getattr(kernel, "_gpusim_kernel", None)
+    if k is None:
+        mod = PTXModule(kernel_ptx(kernel), f"{kernel.py_func.__name__}.ptx")
+        k = mod[kernel.entry_name]
+        k.signature = tuple(kernel.argument_types)
+        kernel._gpusim_kernel = k
+    return k

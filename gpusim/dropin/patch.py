@@ -1,0 +1,148 @@
+"""What the drop-in changes inside numba-cuda, and how it undoes it.
+
+numba-cuda needs a GPU at three points: the compute capability it compiles for (asked of the
+driver), the memory and streams of its host API, and the kernel launch. Each is replaced here; its
+compiler, typing and code generation stay exactly as they are, so gpusim runs the PTX numba-cuda
+itself produces (with NVVM's defaults, floating-point contraction included, as on the GPU).
+"""
+from __future__ import annotations
+
+from gpusim.dropin import arrays, streams
+from gpusim.dropin.linking import CC, ptx_kernel
+
+
+class SimDevice:
+    """What numba's get_current_device() returns: the simulated GPU."""
+
+    def __init__(self, settings):
+        self._settings = settings
+        self.id = 0
+        self.compute_capability = CC[:2]
+        self.uuid = "GPU-gpusim"
+
+    @property
+    def name(self) -> bytes:
+        return f"gpusim {self._spec().name}".encode()
+
+    def _spec(self):
+        from gpusim.presets import get_preset
+        g = self._settings["gpu"]
+        return get_preset(g) if isinstance(g, str) else g
+
+    def __getattr__(self, attr):
+        sm = self._spec().sm
+        table = {"MULTIPROCESSOR_COUNT": self._spec().n_sm, "MAX_THREADS_PER_BLOCK": sm.max_threads_per_cta,
+                 "WARP_SIZE": 32, "MAX_SHARED_MEMORY_PER_BLOCK": sm.smem - sm.smem_per_cta_reserved,
+                 "MAX_BLOCK_DIM_X": 1024, "MAX_BLOCK_DIM_Y": 1024, "MAX_BLOCK_DIM_Z": 64,
+                 "MAX_GRID_DIM_X": 2**31 - 1, "MAX_GRID_DIM_Y": 65535, "MAX_GRID_DIM_Z": 65535,
+                 "COMPUTE_CAPABILITY_MAJOR": CC[0], "COMPUTE_CAPABILITY_MINOR": CC[1],
+                 "MAX_REGISTERS_PER_BLOCK": sm.regs, "CLOCK_RATE": int(self._spec().clock_mhz * 1000)}
+        if attr in table:
+            return table[attr]
+        raise AttributeError(f"gpusim's simulated device has no attribute {attr!r}")
+
+    def get_primary_context(self):
+        return SimContext(self)
+
+    def reset(self):
+        pass
+
+
+class SimContext:
+    def __init__(self, device):
+        self.device = device
+
+    def get_memory_info(self):
+        total = 80 << 30
+        return total, total
+
+    def synchronize(self):
+        pass
+
+    def reset(self):
+        pass
+
+    def create_stream(self):
+        return streams.stream()
+
+    def create_event(self, timing=True):
+        return streams.event(timing)
+
+    @property
+    def memory_manager(self):
+        return None
+
+
+def _launch_fn(settings, record):
+    def launch(self, args, griddim, blockdim, stream=0, sharedmem=0):
+        from gpusim.launch import launch as gpusim_launch
+        k = ptx_kernel(self)
+        res = gpusim_launch(k, griddim, blockdim, *args, gpu=settings["gpu"], mode=settings["mode"],
+                            shared_mem=int(sharedmem))
+        streams.advance(res)
+        record(res)
+    return launch
+
+
+class Patcher:
+    """Sets attributes and remembers what they were."""
+
+    def __init__(self):
+        self.saved: list = []
+
+    def set(self, obj, name, value):
+        self.saved.append((obj, name, obj.__dict__.get(name, _MISSING) if isinstance(obj, type)
+                           else getattr(obj, name, _MISSING)))
+        setattr(obj, name, value)
+
+    def undo(self):
+        for obj, name, old in reversed(self.saved):
+            if old is _MISSING:
+                delattr(obj, name)
+            else:
+                setattr(obj, name, old)
+        self.saved.clear()
+
+
+_MISSING = object()
+
+
+def _api(settings) -> dict:
+    dev = SimDevice(settings)
+    ctx = SimContext(dev)
+    return {
+        "to_device": arrays.to_device, "device_array": arrays.device_array,
+        "device_array_like": arrays.device_array_like, "pinned_array": arrays.host_array,
+        "pinned_array_like": arrays.host_array_like, "mapped_array": arrays.host_array,
+        "mapped_array_like": arrays.host_array_like, "managed_array": arrays.host_array,
+        "is_cuda_array": arrays.is_cuda_array, "as_cuda_array": arrays.as_cuda_array,
+        "pinned": arrays.pinned, "mapped": arrays.mapped,
+        "stream": streams.stream, "default_stream": streams.default_stream,
+        "legacy_default_stream": streams.default_stream, "per_thread_default_stream": streams.default_stream,
+        "external_stream": streams.external_stream, "event": streams.event,
+        "event_elapsed_time": streams.event_elapsed_time,
+        "synchronize": lambda: None, "get_current_device": lambda: dev, "current_context": lambda *a, **k: ctx,
+        "select_device": lambda i: dev, "list_devices": lambda: [dev], "close": lambda: None,
+        "is_available": lambda: True, "detect": lambda: True,
+    }
+
+
+def apply(settings, record) -> Patcher:
+    import numba.cuda as cuda
+    from numba.cuda import api, codegen, compiler, dispatcher
+    from numba.cuda.cudadrv import devices, driver
+    p = Patcher()
+    table = _api(settings)
+    for mod in (cuda, api):
+        for name, fn in table.items():
+            p.set(mod, name, fn)
+    dev = table["get_current_device"]
+    for mod in (dispatcher, compiler):
+        p.set(mod, "get_current_device", dev)
+    p.set(devices, "get_context", table["current_context"])
+    p.set(codegen.CUDACodeLibrary, "_ensure_cc", lambda self, cc: cc if cc is not None else CC)
+    p.set(codegen.JITCUDACodegen, "magic_tuple", lambda self: ("gpusim", CC))
+    p.set(driver, "_to_core_stream", lambda s: s)
+    p.set(dispatcher._Kernel, "launch", _launch_fn(settings, record))
+    p.set(dispatcher._Kernel, "bind", lambda self: None)      # loading a module needs the driver
+    return p
