@@ -171,8 +171,9 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
     does for host arrays). mode: "timing" (the default: results, instruction counters, cycles and
     the timing counters) or "functional" (results and instruction counters only, much faster).
     regs_per_thread overrides the registers-per-thread estimate (timing mode: it sets occupancy).
-    stack_size: call-stack bytes per thread for recursive device functions (default 1024, CUDA's
-    default cudaLimitStackSize); overflowing it faults with the thread and line named.
+    stack_size: call-stack bytes per thread for recursive device functions (default 4096: CUDA's
+    default cudaLimitStackSize is 1024, and gpusim's frames of PTX registers are larger than
+    ptxas's); overflowing it faults with the thread and line named.
     fma (numba kernels): False, the default the public launch contract fixes, keeps separate
     mul.rn/add.rn so float32 results equal numpy's bit for bit; True compiles what numba.cuda runs on
     a GPU (NVVM contracts a*b+c into fma.rn), as the validation suite does.

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 
-from gpusim.errors import UnsupportedInstruction
+from gpusim.errors import GpusimError, UnsupportedInstruction
 from gpusim.kernels import PTXModule
 
 CC = (9, 0, "a")
@@ -37,13 +37,43 @@ def _source_text(obj) -> tuple[str, str]:
     return str(kind).lstrip("."), data
 
 
+def _includes() -> list[str]:
+    """The include path numba-cuda gives NVRTC (its headers, the toolkit's, CCCL, the NRT)."""
+    import numba.cuda as cuda
+    from cuda import pathfinder
+    from numba.cuda.cuda_paths import get_cuda_paths
+    from numba.cuda.cudadrv.nvrtc import _get_nvrtc_version
+    root = os.path.dirname(os.path.abspath(cuda.__file__))
+    out = [os.path.join(root, "include", str(_get_nvrtc_version()[0])), get_cuda_paths()["include_dir"].info]
+    cccl = pathfinder.locate_nvidia_header_directory("cccl")
+    if cccl is not None:
+        out.append(cccl.abs_path)
+    out.append(os.path.join(root, "memory_management"))
+    return [d for d in out if d]
+
+
 def _compile_cu(text: str, name: str) -> str:
+    """CUDA C to PTX with NVRTC (the library numba-cuda uses; it needs no GPU or driver)."""
     hit = _CU_CACHE.get(text)
-    if hit is None:
-        from numba.cuda.cudadrv import nvrtc
-        ptx, _log = nvrtc.compile(text, name, CC[:2])
-        hit = ptx.decode() if isinstance(ptx, bytes) else str(ptx)
-        _CU_CACHE[text] = hit
+    if hit is not None:
+        return hit
+    from cuda.bindings import nvrtc
+    err, prog = nvrtc.nvrtcCreateProgram(text.encode(), name.encode(), 0, [], [])
+    opts = [f"--gpu-architecture=sm_{CC[0]}{CC[1]}{CC[2]}".encode(), b"-rdc=true"]
+    opts += [f"-I{d}".encode() for d in _includes()]
+    (err,) = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
+    if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+        _, size = nvrtc.nvrtcGetProgramLogSize(prog)
+        log = b" " * size
+        nvrtc.nvrtcGetProgramLog(prog, log)
+        raise GpusimError(f"NVRTC could not compile the helper library {name} numba-cuda links: "
+                          + log.decode(errors="replace").strip()[:2000])
+    _, size = nvrtc.nvrtcGetPTXSize(prog)
+    buf = b" " * size
+    nvrtc.nvrtcGetPTX(prog, buf)
+    nvrtc.nvrtcDestroyProgram(prog)
+    hit = buf.rstrip(b"\0 ").decode()
+    _CU_CACHE[text] = hit
     return hit
 
 

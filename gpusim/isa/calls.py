@@ -8,13 +8,16 @@ slot (K_LOCAL), the kernel's parameter buffer (K_PARAM), shared memory (K_SHARED
 (K_REG: the register index) or an immediate (K_IMM: its bits).
 
 Registers and .param/.local slots are allocated statically per function, which is right until a
-function can be re-entered while an earlier activation is still live: recursion. For every function
-on a call-graph cycle the decoder builds a save set: the function's frame (its .local/.param bytes)
-and its registers that are live across any call back into its cycle. On entry the executor pushes
-the save set onto the thread's call stack, which lives in local memory after the static frames (as
-the hardware's stack does); on return it pops it. Overflowing the stack faults with the launch's
-stack size named (`launch(..., stack_size=...)`, 1024 bytes per thread by default, as CUDA's
-cudaLimitStackSize).
+function can be re-entered while an earlier activation is still live: recursion. Every function on
+a call-graph cycle gets what the hardware gives every function: a frame per activation on the
+thread's call stack, which lives in local memory after the static frames. Its .param/.local
+symbols are addressed through a hidden frame register (`%__frame`, the activation's displacement
+from the static frame), so a pointer into a caller's frame (NVVM passes results that way) stays
+valid in the callee. On entry a call allocates the callee's frame and saves the callee's
+registers that are live across calls back into its cycle (the outer activation's values, the frame
+register among them); the return restores them and frees the frame. Overflowing the stack faults
+with the launch's stack size named (`launch(..., stack_size=...)`, 4096 bytes per thread by
+default: 4x CUDA's cudaLimitStackSize, as frames of 8-byte PTX registers are larger than ptxas's).
 """
 from __future__ import annotations
 
@@ -29,10 +32,11 @@ from gpusim.isa import opcodes as oc
 MAX_CALL_ARGS = 8
 MAX_CALL_RETS = 2
 K_LOCAL, K_PARAM, K_REG, K_IMM, K_SHARED = range(5)
-CALL_HEAD = 4                       # entry pc, nargs, nrets, save-set id
+CALL_HEAD = 6                       # entry pc, nargs, nrets, save-set id, caller's and callee's frame register
 CALL_W = CALL_HEAD + 4 * (MAX_CALL_ARGS + MAX_CALL_RETS)
 RET_BASE = CALL_HEAD + 4 * MAX_CALL_ARGS
-SAVE_HEAD = 3                       # frame offset, frame bytes, registers; then (reg, bytes) pairs
+SAVE_HEAD = 3                       # static frame offset, frame bytes, registers; then the register indices
+FRAME_REG = "%__frame"
 
 _SPACE_KIND = {oc.SP_LOCAL: K_LOCAL, oc.SP_PARAM: K_PARAM, oc.SP_SHARED: K_SHARED}
 _SPACE_NAME = {oc.SP_GLOBAL: ".global", oc.SP_CONST: ".const", oc.SP_PARAM: "kernel .param"}
@@ -89,7 +93,8 @@ def call_record(dec, fn, it, entries) -> tuple[list[int], str]:
     if len(args) != len(callee.params) or len(rets) != len(callee.rets):
         dec._fail(it, f"'{callee_name}' takes {len(callee.params)} arguments and {len(callee.rets)} return "
                       f"values; the call passes {len(args)} and {len(rets)}")
-    rec = [entries[callee_name], len(args), len(rets), -1]
+    rec = [entries[callee_name], len(args), len(rets), -1, dec.frame_reg.get(fn.name, -1),
+           dec.frame_reg.get(callee_name, -1)]
     for a, p in zip(args, callee.params):
         kind, src, size = _move(dec, fn, it, a, p, False)
         rec += [kind, src, dec.func_sym[(callee.name, p.name)][1], size]
@@ -99,6 +104,25 @@ def call_record(dec, fn, it, entries) -> tuple[list[int], str]:
         rec += [kind, dec.func_sym[(callee.name, p.name)][1], dst, size]
     rec += [0, 0, 0, 0] * (MAX_CALL_RETS - len(rets))
     return rec, callee_name
+
+
+def callees(fn) -> set[str]:
+    """Names of the functions `fn` calls directly."""
+    out = set()
+    for it in fn.body:
+        if isinstance(it, ast.Instr) and it.base == "call":
+            for x in it.operands:
+                if isinstance(x, ast.Sym):
+                    out.add(x.name)
+                    break
+    return out
+
+
+def cyclic_functions(functions) -> set[str]:
+    """Functions on a call-graph cycle (they need a frame per activation)."""
+    graph = {f.name: callees(f) for f in functions}
+    reach = _reach(graph)
+    return {f for f in graph if f in reach[f]}
 
 
 def _reach(graph: dict[str, set]) -> dict[str, set]:
@@ -114,30 +138,27 @@ def _reach(graph: dict[str, set]) -> dict[str, set]:
     return reach
 
 
-def save_sets(sites, regs_of: dict[str, list], frames: dict[str, tuple], live_after, reg_bytes):
-    """Save sets for recursion. sites: (call index, pc, caller, callee) per call; regs_of: each
-    function's register indices; frames: each function's (offset, bytes) of .param/.local;
-    live_after(pc): registers live after pc; reg_bytes[r]: bytes register r needs on the stack.
+def save_sets(sites, cyclic: set, regs_of: dict[str, list], frames: dict[str, tuple], live_after,
+              frame_reg: dict[str, int]):
+    """Save sets for recursion. sites: (call index, pc, caller, callee) per call; cyclic: functions on
+    call-graph cycles; regs_of: each function's register indices; frames: each function's static
+    (offset, bytes) of .param/.local; live_after(pc): registers live after pc.
     Returns ({call index: save id}, saves array)."""
     graph: dict[str, set] = {}
     for _, _, caller, callee in sites:
         graph.setdefault(caller, set()).add(callee)
     reach = _reach(graph)
-    cyclic = {f for f in reach if f in reach[f]}
     rows, sid_of, ids = [], {}, {}
     for f in sorted(cyclic):
-        same = {g for g in cyclic if g in reach[f] and f in reach[g]}
-        live: set = set()
+        same = {g for g in cyclic if g in reach.get(f, ()) and f in reach.get(g, ())}
+        live: set = {frame_reg[f]}
         for _, pc, caller, callee in sites:
             if caller == f and callee in same:
                 live |= live_after(pc)
         keep = sorted(r for r in live if r in set(regs_of.get(f, ())))
         off, size = frames.get(f, (0, 0))
-        row = [off, size, len(keep)]
-        for r in keep:
-            row += [r, reg_bytes[r]]
         sid_of[f] = len(rows)
-        rows.append(row)
+        rows.append([off, size, len(keep)] + keep)
     for ci, _, _, callee in sites:
         if callee in sid_of:
             ids[ci] = sid_of[callee]
@@ -146,9 +167,3 @@ def save_sets(sites, regs_of: dict[str, list], frames: dict[str, tuple], live_af
     for k, r in enumerate(rows):
         arr[k, :len(r)] = r
     return ids, arr
-
-
-def save_bytes(row) -> int:
-    """Stack bytes one activation's save set takes (8-byte aligned)."""
-    n = int(row[1]) + sum(int(row[SAVE_HEAD + 2 * k + 1]) for k in range(int(row[2])))
-    return (n + 7) // 8 * 8

@@ -13,7 +13,7 @@ import numpy as np
 from gpusim.errors import PTXSyntaxError, UnsupportedInstruction
 from gpusim.isa import ast
 from gpusim.isa import opcodes as oc
-from gpusim.isa.calls import CALL_W, call_record, save_sets
+from gpusim.isa.calls import CALL_W, FRAME_REG, call_record, cyclic_functions, save_sets
 from gpusim.isa.cfg import reconvergence_points
 from gpusim.isa.classes import instruction_class
 from gpusim.isa.forms import check_instruction, reg_type, special_register_family
@@ -91,6 +91,8 @@ class Decoder:
         self.reg_words: list[int] = []
         self.frames: dict[str, tuple[int, int]] = {}     # function -> (.local offset, bytes) of its frame
         self.call_sites: list[tuple] = []                # (call index, pc, caller, callee)
+        self.cyclic = cyclic_functions(list(self._functions()))
+        self.frame_reg: dict[str, int] = {}              # cyclic function -> its frame register
 
     # ------------------------------------------------------------------ symbols
     def layout(self):
@@ -108,6 +110,8 @@ class Decoder:
                 else:
                     self.sym[v.name] = (oc.SP_SHARED, self.shared.place(v.name, v.size, v.align or 4))
         for fn in self._functions():
+            if fn.name in self.cyclic:          # frames per activation keep the static frame's alignment
+                self.local.size = _align(self.local.size, 16)
             frame_start = self.local.size
             for v in fn.vars:
                 key = (fn.name, v.name)
@@ -181,6 +185,10 @@ class Decoder:
     # ------------------------------------------------------------------ main
     def decode(self) -> DecodedKernel:
         self.layout()
+        for name in sorted(self.cyclic):        # recursion: frames per activation (calls.py)
+            self.frame_reg[name] = self.regs[(name, FRAME_REG)] = len(self.regs)
+            self.reg_words.append(2)
+            self.m.functions[name].regs.setdefault(FRAME_REG, "b64")
         # flatten: kernel, then each .func followed by its synthetic return
         seq: list[tuple[ast.Function, ast.Instr | None]] = []
         labels: dict[tuple, int] = {}
@@ -221,7 +229,7 @@ class Decoder:
             srcs.append(self._src(it.loc))
             texts.append(it.text.strip())
             ins[pc, oc.F_LINE] = it.line
-            self.instr(pc, fn, it, ins, opk, opv, opo, labels, entries, retf, calls)
+            self.instr(pc, fn, self._frame_mov(fn, it), ins, opk, opv, opo, labels, entries, retf, calls)
         self.reconverge(ins, seq, entries, retf)
         saves = self.recursion(calls, ins, opk, opv)
         for pc in range(n):     # branches straight to a kernel exit retire their taken lanes at once
@@ -390,6 +398,10 @@ class Decoder:
             hit = self.lookup(fn, x.name)
             if hit is None:
                 self._fail(it, f"unknown symbol '{x.name}'")
+            if self._in_frame(fn, x.name) and base != "add":
+                raise UnsupportedInstruction(it.opcode, self.file, it.line, it.text,
+                                             f"the address of '{x.name}' in recursive function '{fn.name}' "
+                                             "outside mov")
             opk[pc, slot] = oc.OK_IMM
             opv[pc, slot] = hit[1] + x.offset
         elif isinstance(x, ast.Addr):
@@ -404,13 +416,26 @@ class Decoder:
                 if hit is None:
                     self._fail(it, f"unknown symbol '{x.base}'")
                 space, addr = hit
-                opv[pc, slot] = -1
+                opv[pc, slot] = self.frame_reg[fn.name] if self._in_frame(fn, x.base) else -1
                 opo[pc, slot] = addr + x.offset
                 row_space = self._row_space(pc)
                 if base in ("ld", "st", "ldu", "atom", "red") and row_space == oc.SP_PARAM and space == oc.SP_LOCAL:
                     self._set_space(pc, oc.SP_LOCAL)     # .func parameters live per thread
         else:
             self._fail(it, f"unsupported operand {x!r}")
+
+    def _in_frame(self, fn, name) -> bool:
+        """A .param/.local symbol of a recursive function: addressed relative to its frame register."""
+        hit = self.func_sym.get((fn.name, name))
+        return fn.name in self.frame_reg and hit is not None and hit[0] == oc.SP_LOCAL
+
+    def _frame_mov(self, fn, it):
+        """`mov %rd, sym` of a recursive function's frame symbol -> `add.u64 %rd, %__frame, sym`."""
+        if (fn.name in self.frame_reg and it.base == "mov" and len(it.operands) == 2
+                and isinstance(it.operands[1], ast.Sym) and self._in_frame(fn, it.operands[1].name)):
+            return ast.Instr("add.u64", [it.operands[0], ast.Reg(FRAME_REG), it.operands[1]], it.line, it.col,
+                             it.text, it.guard, it.guard_neg, it.loc)
+        return it
 
     def _row_space(self, pc):
         return self._ins_ref[pc, oc.F_SPACE]
@@ -439,7 +464,7 @@ class Decoder:
             if live is None:
                 live = live_in_sets(SimpleNamespace(n=len(ins), ins=ins, opk=opk, opv=opv))
             return live[pc + 1] if pc + 1 < len(ins) else set()
-        ids, saves = save_sets(self.call_sites, regs_of, self.frames, live_after, [8] * len(self.regs))
+        ids, saves = save_sets(self.call_sites, self.cyclic, regs_of, self.frames, live_after, self.frame_reg)
         for ci, sid in ids.items():
             calls[ci][3] = sid
         self.recursive_calls = len(ids)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from gpusim.isa import opcodes as oc
 from gpusim.isa.bits import popc64
-from gpusim.isa.calls import CALL_HEAD, K_IMM, K_PARAM, K_REG, K_SHARED, RET_BASE, SAVE_HEAD
+from gpusim.isa.calls import CALL_HEAD, K_IMM, K_LOCAL, K_PARAM, K_REG, K_SHARED, RET_BASE, SAVE_HEAD
 from gpusim.jit import njit
 from gpusim.memory.access import _rd, _wr, fault
 from gpusim.sm.operands import bits, put
@@ -176,36 +176,41 @@ def _move(M, kind, where, size, w, l, v):
         _wr(M.lmem[w, l], where, size, v)
 
 
-@njit(no_cpython_wrapper=True)
-def _save(P, M, sid, w, pc, push):
-    """Push (or pop) one activation's frame and live registers on each lane's call stack."""
+@njit(no_cpython_wrapper=True, inline="always")
+def _frame_need(P, sid):
     row = P.saves[sid]
-    off, fbytes, nreg = row[0], row[1], row[2]
-    need = fbytes + 8 * nreg
-    need = (need + 7) // 8 * 8
-    if push:
-        base = M.geom[G_STACK] + M.csb[w]
-        if base + need > M.lmem.shape[2]:
-            fault(M, oc.E_CALLSTACK, w, 0, pc, M.lmem.shape[2] - M.geom[G_STACK], need, 0)
-            return False
-        M.csb[w] += need
-    else:
-        M.csb[w] -= need
-        base = M.geom[G_STACK] + M.csb[w]
+    return (row[1] + 8 * row[2] + 15) // 16 * 16      # frames start 16-byte aligned, as their static copies
+
+
+@njit(no_cpython_wrapper=True)
+def _push_frame(P, M, sid, fp, w, pc):
+    """Allocate the callee's frame on each lane's call stack and save its live registers there.
+    Returns the frame's displacement from the callee's static frame (-1 << 62 on overflow)."""
+    row = P.saves[sid]
+    need = _frame_need(P, sid)
+    base = M.geom[G_STACK] + M.csb[w]
+    if base + need > M.lmem.shape[2]:
+        fault(M, oc.E_CALLSTACK, w, 0, pc, M.lmem.shape[2] - M.geom[G_STACK], need, 0)
+        return -1 << 62
+    M.csb[w] += need
     for l in range(32):
         buf = M.lmem[w, l]
-        for j in range(fbytes):
-            if push:
-                buf[base + j] = buf[off + j]
-            else:
-                buf[off + j] = buf[base + j]
-        for k in range(nreg):
-            r = row[SAVE_HEAD + 2 * k]
-            if push:
-                _wr(buf, base + fbytes + 8 * k, 8, M.R[w, r, l])
-            else:
-                M.R[w, r, l] = _rd(buf, base + fbytes + 8 * k, 8)
-    return True
+        for j in range(row[1]):
+            buf[base + j] = 0
+        for k in range(row[2]):
+            _wr(buf, base + row[1] + 8 * k, 8, M.R[w, row[SAVE_HEAD + k], l])
+    return base - row[0]
+
+
+@njit(no_cpython_wrapper=True)
+def _pop_frame(P, M, sid, w):
+    row = P.saves[sid]
+    M.csb[w] -= _frame_need(P, sid)
+    base = M.geom[G_STACK] + M.csb[w]
+    for l in range(32):
+        buf = M.lmem[w, l]
+        for k in range(row[2]):
+            M.R[w, row[SAVE_HEAD + k], l] = _rd(buf, base + row[1] + 8 * k, 8)
 
 
 @njit(no_cpython_wrapper=True)
@@ -214,8 +219,12 @@ def call(P, M, i, w, pc, emask):
     if M.csp[w] >= CALL_DEPTH:
         fault(M, oc.E_STACK, w, 0, pc, 0, 0, 0)
         return
-    if row[3] >= 0 and not _save(P, M, row[3], w, pc, True):
-        return
+    caller_fp, callee_fp = row[4], row[5]
+    delta = 0
+    if row[3] >= 0:
+        delta = _push_frame(P, M, row[3], callee_fp, w, pc)
+        if delta == -1 << 62:
+            return
     nargs = row[1]
     for l in range(32):
         if not (emask >> l) & 1:
@@ -223,10 +232,15 @@ def call(P, M, i, w, pc, emask):
         for k in range(nargs):
             kind, src, dst, size = row[CALL_HEAD + 4 * k], row[CALL_HEAD + 4 * k + 1], \
                 row[CALL_HEAD + 4 * k + 2], row[CALL_HEAD + 4 * k + 3]
+            if kind == K_LOCAL and caller_fp >= 0:
+                src += M.R[w, caller_fp, l]          # the caller's own activation frame
             for j in range(0, size, 8):
                 n = min(8, size - j)
                 v = _value(M, kind, src + j, n, w, l) if kind != K_IMM else src
-                _wr(M.lmem[w, l], dst + j, n, v)
+                _wr(M.lmem[w, l], dst + delta + j, n, v)
+    if callee_fp >= 0:
+        for l in range(32):
+            M.R[w, callee_fp, l] = delta
     M.cs_ret[w, M.csp[w]] = (pc + 1) | (i << 32)
     M.csp[w] += 1
     M.spc[w, M.sp[w] - 1] = row[0]
@@ -242,20 +256,24 @@ def ret_from_func(P, M, w, pc, emask):
     ret_pc = packed & 0xFFFFFFFF
     ci = packed >> 32
     row = P.calls[P.ins[ci, oc.F_TARGET]]
+    caller_fp, callee_fp = row[4], row[5]
     nrets = row[2]
-    vals = M.cs_tmp                  # return values leave before the frame is restored
+    vals = M.cs_tmp                  # return values leave before the callee's frame is freed
     for l in range(32):
         if (emask >> l) & 1:
+            delta = M.R[w, callee_fp, l] if callee_fp >= 0 else 0
             for k in range(nrets):
-                src, size = row[RET_BASE + 4 * k + 1], row[RET_BASE + 4 * k + 3]
+                src, size = row[RET_BASE + 4 * k + 1] + delta, row[RET_BASE + 4 * k + 3]
                 for j in range(0, min(size, 64), 8):
                     vals[8 * k + j // 8, l] = _rd(M.lmem[w, l], src + j, min(8, size - j))
     if row[3] >= 0:
-        _save(P, M, row[3], w, pc, False)
+        _pop_frame(P, M, row[3], w)
     for l in range(32):
         if (emask >> l) & 1:
             for k in range(nrets):
                 kind, dst, size = row[RET_BASE + 4 * k], row[RET_BASE + 4 * k + 2], row[RET_BASE + 4 * k + 3]
+                if kind == K_LOCAL and caller_fp >= 0:
+                    dst += M.R[w, caller_fp, l]
                 for j in range(0, min(size, 64), 8):
                     _move(M, kind, dst + j, min(8, size - j), w, l, vals[8 * k + j // 8, l])
     M.spc[w, M.sp[w] - 1] = ret_pc

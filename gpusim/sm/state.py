@@ -16,7 +16,10 @@ from gpusim.isa.types import kind_table
 
 STACK_DEPTH = 64     # SIMT reconvergence stack entries per warp
 CALL_DEPTH = 128     # nested .func calls per warp
-STACK_SIZE = 1024    # bytes of call stack per thread when a kernel recurses (CUDA's default cudaLimitStackSize)
+# bytes of call stack per thread when a kernel recurses. CUDA's default cudaLimitStackSize is 1024, but
+# gpusim's frames hold PTX virtual registers (8 bytes each, every one live across the call), typically
+# 2-4x what ptxas's frames take, so the default is 4x CUDA's: recursion that fits on the GPU fits here.
+STACK_SIZE = 4096
 LOCAL_LIMIT = 4 << 30   # bytes of simulated local memory (frames and call stacks of all resident threads)
 NBAR = 16            # named barriers per CTA
 
@@ -63,7 +66,7 @@ def make_mach(k, n_warp_slots: int, n_cta_slots: int, gmem: np.ndarray, alo: np.
     W, C = n_warp_slots, n_cta_slots
     if stack_size is None:
         stack_size = STACK_SIZE if k.recursive else 0
-    stack_base = (k.local_size + 7) // 8 * 8
+    stack_base = (k.local_size + 15) // 16 * 16
     smem_bytes = max(_round16(k.shared_static) + dyn_smem, 16)
     geom = np.zeros(16, np.int64)
     geom[G_NTX:G_NTZ + 1] = block
