@@ -13,6 +13,7 @@ import numpy as np
 from gpusim.errors import PTXSyntaxError, UnsupportedInstruction
 from gpusim.isa import ast
 from gpusim.isa import opcodes as oc
+from gpusim.isa.b128 import lower_b128
 from gpusim.isa.cfg import reconvergence_points
 from gpusim.isa.classes import instruction_class
 from gpusim.isa.forms import check_instruction, reg_type, special_register_family
@@ -159,9 +160,21 @@ class Decoder:
             return self.regs[key]
         if name not in fn.regs and not self._in_range(fn, name):
             self._fail(ins, f"register '{name}' is not declared")
-        self.regs[key] = len(self.regs)
         typ = fn.regs.get(name) or fn.reg_ranges[name.rstrip("0123456789")][0]
-        self.reg_words.append(0 if typ == "pred" else (2 if TYPE_SIZE[TYPE_CODE[typ]] == 8 else 1))
+        idx = self.regs[key] = len(self.reg_words)
+        if typ == "b128":       # two 64-bit halves in adjacent registers: name (low) and name{hi}
+            self.regs[(scope, name + "{hi}")] = idx + 1
+            self.reg_words += [2, 2]
+        else:
+            self.reg_words.append(0 if typ == "pred" else (2 if TYPE_SIZE[TYPE_CODE[typ]] == 8 else 1))
+        return idx
+
+    def cc_reg(self) -> int:
+        """The hidden per-thread carry flag CC.CF (opcodes.CC_REG), one for the whole program."""
+        key = ("", oc.CC_REG)
+        if key not in self.regs:
+            self.regs[key] = len(self.reg_words)
+            self.reg_words.append(0)
         return self.regs[key]
 
     @staticmethod
@@ -231,7 +244,7 @@ class Decoder:
         params = [Param(v.name, self.params.addr[v.name], v.size, v.type) for v in self.k.params]
         return DecodedKernel(
             name=self.k.name, file=self.file, ins=ins, opk=opk, opv=opv, opo=opo, calls=call_arr,
-            nregs=max(len(self.regs), 1), params=params, param_size=self.params.size,
+            nregs=max(len(self.reg_words), 1), params=params, param_size=self.params.size,
             shared_static=self.shared_static, local_size=self.local.size,
             globals_size=self.glob.size, global_inits=self.global_inits, const_bytes=bytes(const),
             ptx_lines=lines, src_lines=srcs, texts=texts,
@@ -273,6 +286,9 @@ class Decoder:
             raise UnsupportedInstruction(it.opcode, self.file, it.line, it.text,
                                          "unknown modifier " + ", ".join("." + u for u in m.unknown))
         check_instruction(self, fn, it, base, m)     # operand forms, types, modifiers (forms.py, accept.py)
+        pairwise = bool(m.types) and m.types[0] == TYPE_CODE["b128"]
+        if pairwise:
+            it = lower_b128(self, fn, it, base, m)       # b128.py: 64-bit halves
         if base == "ret" and fn.kind == "func":
             base = "bra"
             it = ast.Instr(it.opcode, [], it.line, it.col, it.text, it.guard, it.guard_neg, it.loc)
@@ -344,6 +360,14 @@ class Decoder:
             if slot > oc.NSLOT:
                 self._fail(it, "too many operands")
         row[oc.F_NSRC] = slot - oc.S0
+        if pairwise and base == "mov":
+            row[oc.F_MOD] = 3       # pairwise copy of the two 64-bit halves
+        if m.flags & oc.FL_CC or base in ("addc", "subc", "madc"):
+            cc = self.cc_reg()
+            if base in ("addc", "subc", "madc"):
+                opk[pc, oc.S_CC], opv[pc, oc.S_CC] = oc.OK_REG, cc
+            if m.flags & oc.FL_CC:
+                opk[pc, oc.D_CC], opv[pc, oc.D_CC] = oc.OK_REG, cc
 
     @staticmethod
     def _src_type(base, row, i):

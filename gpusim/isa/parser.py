@@ -2,7 +2,8 @@
 
 Covers what NVVM (numba-cuda) and nvcc emit for sm_80/sm_90: module directives, variables with
 initialisers, .entry/.func with parameters, .reg ranges, labels, guards, vectors, addresses,
-call blocks, .loc/.file, and inline-asm blocks (flattened: '{' '}' only scope declarations).
+call blocks, .loc/.file, scoped blocks `{ .reg .b32 %t; ... }` (a register declared in a block, or without
+a '%', gets a name of its own, `%t{N}`, so it shadows outer names there only), `WARP_SZ` (32).
 """
 from __future__ import annotations
 
@@ -27,6 +28,8 @@ class Parser:
         self.toks = tokenize(text, file)
         self.i = 0
         self.loc = None
+        self.scopes: list = []      # innermost last: (id, {name: renamed}, {stem: (renamed stem, count)})
+        self.nscopes = 0
 
     # ---------------------------------------------------------------- token helpers
     def peek(self, skip_nl: bool = True) -> Token:
@@ -243,6 +246,7 @@ class Parser:
     # ---------------------------------------------------------------- bodies
     def body(self, fn: ast.Function):
         depth = 1
+        self.scopes = [(0, {}, {})]
         while depth:
             tok = self.peek()
             t = tok.text
@@ -251,9 +255,12 @@ class Parser:
             if t == "{":
                 self.next()
                 depth += 1
+                self.nscopes += 1
+                self.scopes.append((self.nscopes, {}, {}))
             elif t == "}":
                 self.next()
                 depth -= 1
+                self.scopes.pop()
             elif t == ".reg":
                 self.reg_decl(fn)
             elif t in (".local", ".shared", ".param", ".global", ".const"):
@@ -295,12 +302,19 @@ class Parser:
             name = self.next()
             if name.kind != "ident":
                 self.error(f"expected a register name, found '{name.text}'", name)
+            sid, names, ranges = self.scopes[-1]
+            own = sid > 0 or not name.text.startswith("%")
+            renamed = (name.text if name.text.startswith("%") else "%" + name.text) + f"{{{sid}}}" if own else name.text
             if self.accept("<"):
                 n = self.int_value(self.next())
                 self.expect(">")
-                fn.reg_ranges[name.text] = (typ, n)
+                fn.reg_ranges[renamed] = (typ, n)
+                if own:
+                    ranges[name.text] = (renamed, n)
             else:
-                fn.regs[name.text] = typ
+                fn.regs[renamed] = typ
+                if own:
+                    names[name.text] = renamed
             if not self.accept(","):
                 break
         self.expect(";")
@@ -313,7 +327,7 @@ class Parser:
             g = self.next()
             if g.kind != "ident":
                 self.error(f"expected a predicate after '@', found '{g.text}'", g)
-            guard = g.text
+            guard = self.resolve(g.text) or g.text
         op = self.next()
         if op.kind != "ident" or op.text.startswith(("%", ".")):
             self.error(f"expected an instruction, found '{op.text or 'end of file'}'", op)
@@ -360,7 +374,7 @@ class Parser:
         if t == "!":
             self.next()
             r = self.next()
-            return ast.Reg(r.text, neg=True)
+            return ast.Reg(self.resolve(r.text) or r.text, neg=True)
         if t == "-" or tok.kind in ("num", "fnum"):
             neg = self.accept("-")
             n = self.next()
@@ -374,17 +388,30 @@ class Parser:
             self.next()
             if t == "_":
                 return ast.Sink()
+            if t == "WARP_SZ":
+                return ast.Imm(32, t)
+            reg = self.resolve(t)
             if self.peek().text == "|":
                 self.next()
                 second = self.next()
-                return ast.PredPair(ast.Reg(t), ast.Reg(second.text))
-            if t.startswith("%"):
-                return ast.Reg(t)
+                return ast.PredPair(ast.Reg(reg or t), ast.Reg(self.resolve(second.text) or second.text))
+            if reg is not None or t.startswith("%"):
+                return ast.Reg(reg or t)
             if self.peek().text in ("+", "-") and self.toks[self.i + 1].kind == "num":
                 sign = -1 if self.next().text == "-" else 1
                 return ast.Sym(t, sign * self.int_value(self.next()))
             return ast.Sym(t)
         self.error(f"unexpected '{t or 'end of file'}' in operand", tok)
+
+    def resolve(self, name: str) -> str | None:
+        """The name a register declared in an enclosing block was given (None: not such a register)."""
+        for _, names, ranges in reversed(self.scopes):
+            if name in names:
+                return names[name]
+            stem = name.rstrip("0123456789")
+            if stem != name and stem in ranges and int(name[len(stem):]) < ranges[stem][1]:
+                return ranges[stem][0] + name[len(stem):]
+        return None
 
     def address(self) -> ast.Addr:
         self.expect("[")
@@ -394,7 +421,7 @@ class Parser:
             if tok.kind == "ident":
                 if base is not None:
                     self.error("address with two base names", tok)
-                base = tok.text
+                base = self.resolve(tok.text) or tok.text
             elif tok.kind == "num":
                 offset += sign * self.int_value(tok)
             elif tok.text == "-" and self.peek().kind == "num":
