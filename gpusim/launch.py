@@ -139,6 +139,8 @@ def _aggregate_bytes(p, v) -> bytes | None:
     of exactly that size, or a complex number whose two parts fill it."""
     if isinstance(v, (complex, np.complexfloating)) and p.type == "b8" and p.size in (8, 16):
         return np.array(v, np.complex64 if p.size == 8 else np.complex128).tobytes()
+    if p.type == "b128" and isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+        return (int(v) & ((1 << 128) - 1)).to_bytes(16, "little")
     if isinstance(v, (np.void, np.record, bytes, bytearray)):
         data = v.tobytes() if isinstance(v, np.generic) else bytes(v)
         return data if len(data) == p.size else None

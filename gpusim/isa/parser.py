@@ -409,7 +409,8 @@ class Parser:
             if name in names:
                 return names[name]
             stem = name.rstrip("0123456789")
-            if stem != name and stem in ranges and int(name[len(stem):]) < ranges[stem][1]:
+            digits = name[len(stem):]
+            if digits and stem in ranges and len(digits) < 12 and int(digits) < ranges[stem][1]:
                 return ranges[stem][0] + name[len(stem):]
         return None
 

@@ -127,3 +127,23 @@ def test_nvcc_int128_arithmetic_matches_python_ints(rng):
         gpusim.launch(k, 2, 32, _to_words(a), _to_words(b), s, out, np.int32(n), mode=mode, gpu="tiny")
         bad = np.nonzero(out != want)[0]
         assert bad.size == 0, f"{mode}: words {bad[:8].tolist()} (lane {bad[0] // 16}, op {(bad[0] % 16) // 2})"
+
+
+B128_PARAM = HEADER + """
+.visible .entry k(.param .b128 v, .param .u64 out)
+{
+    .reg .b128 %q;
+    .reg .u64 %O;
+    ld.param.u64 %O, [out];
+    ld.param.b128 %q, [v];
+    st.global.b128 [%O], %q;
+    ret;
+}
+"""
+
+
+def test_b128_kernel_parameter_takes_a_python_int():
+    v = (0xDEADBEEF << 96) | (1 << 64) | 0x0123456789ABCDEF
+    out = np.zeros(2, np.uint64)
+    run_ptx(B128_PARAM, "k", 1, 1, v, out, mode="functional")
+    assert out.tolist() == [v & M64, v >> 64]

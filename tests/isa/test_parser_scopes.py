@@ -168,3 +168,14 @@ def test_nvcc_warpsize_kernel_runs():
     for mode in ("functional", "timing"):
         run_ptx(WARPSZ_PTX, "warpsz", 1, 96, out, mode=mode, gpu="tiny")
         assert out.tolist() == [t % 32 + 32 for t in range(96)]
+
+
+def test_huge_register_index_in_a_block_is_an_error_not_a_crash():
+    text = HEADER + """
+.visible .entry k()
+{
+    { .reg .b32 %t<4>; mov.b32 %t""" + "9" * 5000 + """, 1; }
+}
+"""
+    with pytest.raises(PTXSyntaxError):
+        _ = gpusim.load_ptx(text)["k"].decoded
