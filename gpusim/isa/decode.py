@@ -14,6 +14,7 @@ from gpusim.errors import PTXSyntaxError, UnsupportedInstruction
 from gpusim.isa import ast
 from gpusim.isa import opcodes as oc
 from gpusim.isa.b128 import lower_b128
+from gpusim.isa.ccflag import attach_carry
 from gpusim.isa.cfg import reconvergence_points
 from gpusim.isa.classes import instruction_class
 from gpusim.isa.forms import check_instruction, reg_type, special_register_family
@@ -168,14 +169,6 @@ class Decoder:
         else:
             self.reg_words.append(0 if typ == "pred" else (2 if TYPE_SIZE[TYPE_CODE[typ]] == 8 else 1))
         return idx
-
-    def cc_reg(self) -> int:
-        """The hidden per-thread carry flag CC.CF (opcodes.CC_REG), one for the whole program."""
-        key = ("", oc.CC_REG)
-        if key not in self.regs:
-            self.regs[key] = len(self.reg_words)
-            self.reg_words.append(0)
-        return self.regs[key]
 
     @staticmethod
     def _in_range(fn, name):
@@ -362,12 +355,7 @@ class Decoder:
         row[oc.F_NSRC] = slot - oc.S0
         if pairwise and base == "mov":
             row[oc.F_MOD] = 3       # pairwise copy of the two 64-bit halves
-        if m.flags & oc.FL_CC or base in ("addc", "subc", "madc"):
-            cc = self.cc_reg()
-            if base in ("addc", "subc", "madc"):
-                opk[pc, oc.S_CC], opv[pc, oc.S_CC] = oc.OK_REG, cc
-            if m.flags & oc.FL_CC:
-                opk[pc, oc.D_CC], opv[pc, oc.D_CC] = oc.OK_REG, cc
+        attach_carry(self, pc, base, m, opk, opv)      # ccflag.py: the carry flag CC.CF
 
     @staticmethod
     def _src_type(base, row, i):

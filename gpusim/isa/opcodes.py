@@ -31,10 +31,7 @@ NF = 18
 NSLOT = 10
 D0, S0 = 0, 4
 
-# carry flag CC.CF: the decoder gives every carry instruction (add.cc, addc, sub.cc, subc, mad.cc, madc)
-# a hidden per-thread register, read through source slot S_CC and written through destination slot
-# D_CC (slots no carry instruction uses for its own operands), so the timing scoreboard orders a
-# carry chain like any other register dependency
+# carry flag CC.CF: a hidden per-thread register in source slot S_CC / destination slot D_CC (ccflag.py)
 S_CC, D_CC = NSLOT - 1, S0 - 1
 CC_REG = "%%cc"
 

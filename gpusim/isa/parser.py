@@ -2,8 +2,7 @@
 
 Covers what NVVM (numba-cuda) and nvcc emit for sm_80/sm_90: module directives, variables with
 initialisers, .entry/.func with parameters, .reg ranges, labels, guards, vectors, addresses,
-call blocks, .loc/.file, scoped blocks `{ .reg .b32 %t; ... }` (a register declared in a block, or without
-a '%', gets a name of its own, `%t{N}`, so it shadows outer names there only), `WARP_SZ` (32).
+call blocks, .loc/.file, scoped blocks `{ .reg .b32 %t; ... }` (scopes.py), `WARP_SZ` (the immediate 32).
 """
 from __future__ import annotations
 
@@ -12,6 +11,7 @@ import struct
 from gpusim.errors import PTXSyntaxError, UnsupportedInstruction
 from gpusim.isa import ast
 from gpusim.isa.lexer import Token, tokenize
+from gpusim.isa.scopes import Scopes
 from gpusim.isa.types import is_type
 
 _LINKAGE = {".visible", ".extern", ".weak", ".common"}
@@ -28,8 +28,7 @@ class Parser:
         self.toks = tokenize(text, file)
         self.i = 0
         self.loc = None
-        self.scopes: list = []      # innermost last: (id, {name: renamed}, {stem: (renamed stem, count)})
-        self.nscopes = 0
+        self.scopes = Scopes()
 
     # ---------------------------------------------------------------- token helpers
     def peek(self, skip_nl: bool = True) -> Token:
@@ -246,7 +245,7 @@ class Parser:
     # ---------------------------------------------------------------- bodies
     def body(self, fn: ast.Function):
         depth = 1
-        self.scopes = [(0, {}, {})]
+        self.scopes.enter_function()
         while depth:
             tok = self.peek()
             t = tok.text
@@ -255,8 +254,7 @@ class Parser:
             if t == "{":
                 self.next()
                 depth += 1
-                self.nscopes += 1
-                self.scopes.append((self.nscopes, {}, {}))
+                self.scopes.push()
             elif t == "}":
                 self.next()
                 depth -= 1
@@ -302,19 +300,12 @@ class Parser:
             name = self.next()
             if name.kind != "ident":
                 self.error(f"expected a register name, found '{name.text}'", name)
-            sid, names, ranges = self.scopes[-1]
-            own = sid > 0 or not name.text.startswith("%")
-            renamed = (name.text if name.text.startswith("%") else "%" + name.text) + f"{{{sid}}}" if own else name.text
             if self.accept("<"):
                 n = self.int_value(self.next())
                 self.expect(">")
-                fn.reg_ranges[renamed] = (typ, n)
-                if own:
-                    ranges[name.text] = (renamed, n)
+                fn.reg_ranges[self.scopes.declare(name.text, n)] = (typ, n)
             else:
-                fn.regs[renamed] = typ
-                if own:
-                    names[name.text] = renamed
+                fn.regs[self.scopes.declare(name.text)] = typ
             if not self.accept(","):
                 break
         self.expect(";")
@@ -327,7 +318,7 @@ class Parser:
             g = self.next()
             if g.kind != "ident":
                 self.error(f"expected a predicate after '@', found '{g.text}'", g)
-            guard = self.resolve(g.text) or g.text
+            guard = self.scopes.name(g.text)
         op = self.next()
         if op.kind != "ident" or op.text.startswith(("%", ".")):
             self.error(f"expected an instruction, found '{op.text or 'end of file'}'", op)
@@ -374,7 +365,7 @@ class Parser:
         if t == "!":
             self.next()
             r = self.next()
-            return ast.Reg(self.resolve(r.text) or r.text, neg=True)
+            return ast.Reg(self.scopes.name(r.text), neg=True)
         if t == "-" or tok.kind in ("num", "fnum"):
             neg = self.accept("-")
             n = self.next()
@@ -390,11 +381,11 @@ class Parser:
                 return ast.Sink()
             if t == "WARP_SZ":
                 return ast.Imm(32, t)
-            reg = self.resolve(t)
+            reg = self.scopes.resolve(t)
             if self.peek().text == "|":
                 self.next()
                 second = self.next()
-                return ast.PredPair(ast.Reg(reg or t), ast.Reg(self.resolve(second.text) or second.text))
+                return ast.PredPair(ast.Reg(reg or t), ast.Reg(self.scopes.name(second.text)))
             if reg is not None or t.startswith("%"):
                 return ast.Reg(reg or t)
             if self.peek().text in ("+", "-") and self.toks[self.i + 1].kind == "num":
@@ -402,17 +393,6 @@ class Parser:
                 return ast.Sym(t, sign * self.int_value(self.next()))
             return ast.Sym(t)
         self.error(f"unexpected '{t or 'end of file'}' in operand", tok)
-
-    def resolve(self, name: str) -> str | None:
-        """The name a register declared in an enclosing block was given (None: not such a register)."""
-        for _, names, ranges in reversed(self.scopes):
-            if name in names:
-                return names[name]
-            stem = name.rstrip("0123456789")
-            digits = name[len(stem):]
-            if digits and stem in ranges and len(digits) < 12 and int(digits) < ranges[stem][1]:
-                return ranges[stem][0] + name[len(stem):]
-        return None
 
     def address(self) -> ast.Addr:
         self.expect("[")
@@ -422,7 +402,7 @@ class Parser:
             if tok.kind == "ident":
                 if base is not None:
                     self.error("address with two base names", tok)
-                base = self.resolve(tok.text) or tok.text
+                base = self.scopes.name(tok.text)
             elif tok.kind == "num":
                 offset += sign * self.int_value(tok)
             elif tok.text == "-" and self.peek().kind == "num":

@@ -245,3 +245,17 @@ def test_undefined_carry_forms_are_refused_by_name(line, why):
     with pytest.raises(UnsupportedInstruction) as e:
         _ = gpusim.load_ptx(example_kernel(line, "b32"))["k"].decoded
     assert why in str(e.value)
+
+
+def test_carry_instructions_issue_to_the_integer_pipe_64_bit_ones_as_int64():
+    from gpusim.isa.coverage import example_kernel
+    body = ("add.cc.u32 %u, %u, 1; addc.cc.u32 %u, %u, 1; madc.hi.u32 %u, %u, %u, %u; "
+            "add.cc.u64 %A, %A, 1; subc.u64 %A, %A, 1; mad.lo.cc.u64 %A, %A, %A, %A;")
+    d = gpusim.load_ptx(example_kernel(body, "b32"))["k"].decoded
+    classes = {}
+    for pc in range(d.n):
+        op, cls = oc.OPS[d.ins[pc, oc.F_OP]], int(d.ins[pc, oc.F_CLASS])
+        if d.ins[pc, oc.F_FLAGS] & oc.FL_CC or op in ("addc", "subc", "madc"):
+            classes[op + ("64" if cls == oc.C_INT64 else "")] = cls
+    assert classes == {"add": oc.C_INT, "addc": oc.C_INT, "madc": oc.C_INT, "add64": oc.C_INT64,
+                       "subc64": oc.C_INT64, "mad64": oc.C_INT64}

@@ -92,3 +92,13 @@ def test_match_any_has_no_predicate_destination():
     from gpusim.errors import PTXSyntaxError
     with pytest.raises(PTXSyntaxError, match="operand 'd' of match cannot be a pair"):
         run_lanes("match.any.sync.b32 %d|%p, %a, -1;", ins={"a": ("b32", 1)}, outs={"d": "b32", "p": "pred"})
+
+
+def test_match_issues_to_the_misc_pipe_like_the_other_warp_wide_instructions():
+    import gpusim
+    from gpusim.isa import opcodes as oc
+    from gpusim.isa.coverage import example_kernel
+    d = gpusim.load_ptx(example_kernel("match.any.sync.b32 %u, %a, -1; shfl.sync.idx.b32 %u, %a, 0, 31, -1;",
+                                       "b32"))["k"].decoded
+    ops = [oc.OPS[o] for o in d.ins[:, oc.F_OP]]
+    assert d.ins[ops.index("match"), oc.F_CLASS] == d.ins[ops.index("shfl"), oc.F_CLASS] == oc.C_MISC
