@@ -108,10 +108,43 @@ def _flatten_args(k: PTXKernel, args, mem: DeviceMemory, copies: list) -> list:
             t = k.signature[idx]
             if hasattr(t, "ndim"):
                 raise LaunchError(f"argument {idx} is {type(a).__name__} but the signature says an array {t}")
-            flat.append(np.dtype(str(t)).type(a) if str(t) != "bool" else np.bool_(a))
+            flat += _numba_scalar(idx, a, t, mem)
         else:
             flat.append(a)
     return flat
+
+
+def _numba_scalar(idx: int, a, t, mem: DeviceMemory) -> list:
+    """The parameter values numba passes for one scalar argument of numba type t: a complex number as
+    its real and imaginary parts (two float parameters), a record (numpy structured scalar) as a
+    pointer to a device copy of its bytes, anything else as one value of its dtype."""
+    if hasattr(t, "fields") and hasattr(t, "dtype"):          # numba.types.Record
+        if not isinstance(a, (np.void, np.record)) or a.dtype.itemsize != t.size:
+            raise LaunchError(f"argument {idx} must be a numpy record of dtype {t.dtype}, got {a!r}")
+        rec = np.frombuffer(a.tobytes(), np.uint8).copy()
+        return [mem.put_array(rec)]
+    name = str(t)
+    if name in ("complex64", "complex128"):
+        part = np.float32 if name == "complex64" else np.float64
+        z = complex(a)
+        return [part(z.real), part(z.imag)]
+    try:
+        return [np.dtype(name).type(a) if name != "bool" else np.bool_(a)]
+    except (TypeError, ValueError):
+        raise LaunchError(f"argument {idx} of numba type {t} cannot be passed to a kernel") from None
+
+
+def _aggregate_bytes(p, v) -> bytes | None:
+    """Raw bytes for an aggregate parameter (`.param .align N .b8 name[size]`): a numpy record or bytes
+    of exactly that size, or a complex number whose two parts fill it."""
+    if isinstance(v, (complex, np.complexfloating)) and p.type == "b8" and p.size in (8, 16):
+        return np.array(v, np.complex64 if p.size == 8 else np.complex128).tobytes()
+    if p.type == "b128" and isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+        return (int(v) & ((1 << 128) - 1)).to_bytes(16, "little")
+    if isinstance(v, (np.void, np.record, bytes, bytearray)):
+        data = v.tobytes() if isinstance(v, np.generic) else bytes(v)
+        return data if len(data) == p.size else None
+    return None
 
 
 def _pack_params(k: PTXKernel, values: list) -> np.ndarray:
@@ -121,14 +154,18 @@ def _pack_params(k: PTXKernel, values: list) -> np.ndarray:
         raise LaunchError(f"kernel '{d.name[:60]}' takes {len(d.params)} parameters, "
                           f"got {len(values)} values")
     for p, v in zip(d.params, values):
-        if p.type in ("f32", "f64"):
+        agg = _aggregate_bytes(p, v)
+        if agg is not None:
+            data = agg
+        elif p.type in ("f32", "f64"):
             data = struct.pack("<f" if p.type == "f32" else "<d", float(v))
         elif p.size <= 8:
             iv = int(v) if not isinstance(v, (float, np.floating)) else int(np.asarray(v).view(
                 np.int32 if p.size == 4 else np.int64))
             data = (iv & ((1 << (8 * p.size)) - 1)).to_bytes(p.size, "little")
         else:
-            raise LaunchError(f"parameter '{p.name}' of {p.size} bytes (aggregates) is not supported")
+            raise LaunchError(f"parameter '{p.name}' is an aggregate of {p.size} bytes: pass a numpy record, "
+                              f"bytes or (for 8 or 16 bytes) a complex number of that size, got {v!r}")
         buf[p.offset:p.offset + len(data)] = data
     return np.frombuffer(bytes(buf), np.uint8).copy()
 

@@ -19,6 +19,7 @@ MEM = ("b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64", "s8", "s16", "s32",
 CVT = ("u8", "s8", "u16", "s16", "u32", "s32", "u64", "s64", "f16", "bf16", "f32", "f64")
 ATOMIC = ("b16", "b32", "b64", "u32", "s32", "u64", "s64", "f32", "f64")
 NONE = ("",)                          # an instruction written without a type
+CARRY = ("u32", "s32", "u64", "s64")  # carry chains: add.cc/addc, sub.cc/subc, mad.cc/madc
 
 # opcode -> accepted types (the first type for cvt / set / slct; SECOND lists the second)
 TYPES = {
@@ -39,6 +40,7 @@ TYPES = {
     "bar": NONE + ("u32", "pred"), "membar": NONE, "bra": NONE, "call": NONE, "ret": NONE,
     "exit": NONE, "trap": NONE, "brkpt": NONE, "nanosleep": ("u32",),
     "shfl": ("b32",), "vote": ("pred", "b32"), "activemask": ("b32",), "redux": ("u32", "s32", "b32"),
+    "addc": CARRY, "subc": CARRY, "madc": CARRY, "match": ("b32", "b64"), "shf": ("b32",),
 }
 SECOND = {"cvt": CVT, "set": B + INT + F + HALF, "slct": ("s32", "f32")}
 
@@ -51,15 +53,16 @@ for _t in HALF:
     REJECTED[("atom", _t)] = "half-precision atomics (atom.add.noftz.f16 ...) are not implemented"
     REJECTED[("red", _t)] = "half-precision atomics (red.add.noftz.f16 ...) are not implemented"
     REJECTED[("set", _t)] = "set with half-precision types is not implemented (setp is)"
-for _op in ("mov", "ld", "ldu", "st", "atom"):
-    REJECTED[(_op, "b128")] = "128-bit values are not implemented"
+REJECTED[("atom", "b128")] = "128-bit atomics (atom.cas/exch.b128) are not implemented"
 
 R4 = "rn rz rm rp"
 # opcode -> {type class: semantic modifiers accepted}; classes: int, pred, f32, f64, f16, bf16, "" (untyped)
 ARITH = {"int": "", "f32": R4 + " ftz sat", "f64": R4, "f16": "rn ftz sat", "bf16": "rn"}
 MODIFIERS = {
-    "add": {**ARITH, "int": "sat"}, "sub": {**ARITH, "int": "sat"}, "mul": {**ARITH, "int": "hi lo wide"},
-    "mad": {"int": "hi lo wide sat", "f32": R4 + " ftz sat", "f64": R4},
+    "add": {**ARITH, "int": "sat cc"}, "sub": {**ARITH, "int": "sat cc"}, "mul": {**ARITH, "int": "hi lo wide"},
+    "mad": {"int": "hi lo wide sat cc", "f32": R4 + " ftz sat", "f64": R4},
+    "addc": {"int": "cc"}, "subc": {"int": "cc"}, "madc": {"int": "hi lo cc"},
+    "bfind": {"int": "shiftamt"}, "shf": {"int": "clamp"},
     "fma": {"f32": R4 + " ftz sat", "f64": R4, "f16": "rn ftz sat relu", "bf16": "rn relu"},
     "mul24": {"int": "hi lo"}, "mad24": {"int": "hi lo"},
     "div": {"int": "", "f32": R4 + " approx full ftz", "f64": R4},
@@ -75,9 +78,9 @@ MODIFIERS = {
     "cvt": {c: R4 + " rni rzi rmi rpi ftz sat" for c in ("int", "f32", "f64", "f16", "bf16")},
 }
 SEMANTIC = {"rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi", "rna", "ftz", "sat", "approx", "full", "hi",
-            "lo", "wide", "NaN", "relu", "xorsign", "abs", "cc"}
+            "lo", "wide", "NaN", "relu", "xorsign", "abs", "cc", "shiftamt", "clamp"}
 # modifiers rejected wherever they appear, and why
-MOD_REJECTED = {"cc": "carry flag (.cc)", "xorsign": ".xorsign.abs is not implemented",
+MOD_REJECTED = {"xorsign": ".xorsign.abs is not implemented",
                 "abs": ".xorsign.abs is not implemented"}
 INT_SAT = "integer .sat is only defined (and implemented) for add.sat.s32, sub.sat.s32 and mad.hi.sat.s32"
 
@@ -134,10 +137,31 @@ def rejection(op: str, types: list, mods: list, vec: int = 1) -> str | None:
         return f"modifier .{tok} is not supported on {op}" + (f".{t}" if t else "")
     if op in ("mul", "mad") and "wide" in mods and t not in ("u16", "s16", "u32", "s32"):
         return f"{op}.wide takes a 16- or 32-bit integer type"
+    why = _family_rule(op, t, mods)
+    if why:
+        return why
+    if t == "b128" and vec > 1:
+        return f".v{vec} vectors of .b128 are not implemented"
     if vec > 1 and op in ("atom", "red"):
         return "vector atomics are not implemented"
     if vec > 4:
         return f".v{vec} vectors are not implemented"
+    return None
+
+
+def _family_rule(op: str, t: str, mods: list) -> str | None:
+    """Modifiers some opcodes require, and combinations PTX does not define."""
+    carry = "cc" in mods or op in ("addc", "subc", "madc")
+    if carry and t not in CARRY:
+        return f"carry chains (.cc, addc, subc, madc) take .u32, .s32, .u64 or .s64, not .{t}"
+    if carry and "sat" in mods:
+        return ".sat cannot be combined with a carry (.cc, addc, subc)"
+    if carry and op in ("mad", "madc") and not ("hi" in mods or "lo" in mods):
+        return f"{op} with a carry takes .hi or .lo"
+    if op == "shf" and not (("l" in mods) ^ ("r" in mods) and ("wrap" in mods) ^ ("clamp" in mods)):
+        return "shf takes a direction (.l or .r) and a mode (.wrap or .clamp)"
+    if op == "match" and not (("any" in mods) ^ ("all" in mods) and "sync" in mods):
+        return "match takes .sync and one of .any / .all"
     return None
 
 

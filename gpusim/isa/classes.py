@@ -21,7 +21,7 @@ def instruction_class(base: str, ty: int, flags: int, space: int) -> int:
         return oc.C_BRANCH
     if base == "bar":
         return oc.C_BARRIER
-    if base in ("shfl", "vote", "activemask", "redux", "membar", "nop", "nanosleep", "brkpt", "prefetch"):
+    if base in ("shfl", "vote", "activemask", "redux", "match", "membar", "nop", "nanosleep", "brkpt", "prefetch"):
         return oc.C_MISC
     if ty == T_F64:
         return oc.C_FP64

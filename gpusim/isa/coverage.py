@@ -30,7 +30,10 @@ FAMILY = {
     "testp": " ".join("." + k for k in oc.TESTP), "cvta": ".to " + _SPACES,
     "ld": _SPACES + "; .v2 .v4; .volatile", "ldu": ".global; .v2 .v4", "st": _SPACES + "; .v2 .v4; .volatile",
     "prefetch": _SPACES, "membar": ".gl .cta .sys (fence = membar)", "bra": ".uni", "call": ".uni",
-    "ret": ".uni",
+    "ret": ".uni", "match": ".sync .any .all (d\\|p: match.all only)", "shf": ".l .r; .wrap (.wrap or .clamp required)",
+    "add": "int .cc: carry out (u32 s32 u64 s64)", "sub": "int .cc: borrow out (u32 s32 u64 s64)",
+    "mad": "int .cc: carry out, with .hi or .lo", "madc": ".hi or .lo required",
+    "mov": ".b128: d and a each a .b128 register or a {lo, hi} pair of 64-bit values",
 }
 
 
@@ -73,7 +76,11 @@ def rows() -> list:
 
 # constructs rejected whatever the type: (what, example instruction, words of the reason)
 REJECTED_FORMS = [
-    ("carry chains `.cc` (add.cc, sub.cc, mad.cc)", "add.cc.u32 %u, %u, %u;", MOD_REJECTED["cc"]),
+    ("carry chains on 16-bit types", "add.cc.u16 %h, %h, %h;",
+     "carry chains (.cc, addc, subc, madc) take .u32, .s32, .u64 or .s64"),
+    ("`mad.cc` / `madc` without `.hi` or `.lo`", "mad.cc.u32 %u, %u, %u, %u;", "mad with a carry takes .hi or .lo"),
+    ("`shf` without its direction and mode", "shf.l.b32 %u, %u, %u, %u;",
+     "shf takes a direction (.l or .r) and a mode (.wrap or .clamp)"),
     ("`.xorsign.abs` (min / max)", "min.xorsign.abs.f32 %f, %f, %f;", MOD_REJECTED["xorsign"]),
     ("integer `.sat` other than add/sub.sat.s32 and mad.hi.sat.s32", "add.sat.u32 %u, %u, %u;", INT_SAT),
     ("`.relu` except on fma.f16 / fma.bf16 (e.g. cvt.relu)", "cvt.rn.relu.f16.f32 %h, %f;",
@@ -114,7 +121,7 @@ def markdown() -> str:
     lines += ["", f"Accepted without effect: {aliases}, `prefetch`, `bar.warp.sync`. Not decoded at all (an error "
               "names the instruction and its line): opcodes not in this table, e.g. tensor-core `mma`/`wmma`, "
               "`ldmatrix`, `cp.async`, `tex`/`suld`/`sust`, `wgmma`, TMA, `brx.idx`, indirect calls, "
-              "`addc`/`subc`, `prmt` modes, `match.sync`, `createpolicy`.", ""]
+              "`prmt` modes, `createpolicy`.", ""]
     return "\n".join(lines)
 
 
@@ -145,6 +152,9 @@ EXAMPLES = {
     "brkpt": "brkpt;", "nanosleep": "nanosleep.{t} 10;", "shfl": "shfl.sync.bfly.{t} %d, %a, 1, 31, -1;",
     "vote": "vote.sync.{O}.{t} %d, %p, -1;", "activemask": "activemask.{t} %d;",
     "redux": "redux.sync.{O}.{t} %d, %a, -1;",
+    "addc": "add.cc.{t} %d, %a, %b; addc.{t} %d, %a, %b;", "subc": "sub.cc.{t} %d, %a, %b; subc.{t} %d, %a, %b;",
+    "madc": "mad.lo.cc.{t} %d, %a, %b, %c; madc.hi.{t} %d, %a, %b, %c;",
+    "match": "match.all.sync.{t} %u|%p, %a, -1;", "shf": "shf.l.wrap.{t} %d, %a, %b, %u;",
     "bar": {"": "bar.sync 0;", "u32": "bar.red.popc.u32 %d, 0, %p;", "pred": "bar.red.and.pred %d, 0, %p;"},
     # two-type instructions: (example varying the first type, example varying the second)
     "set": ("set.lt.{t}.s32 %d, %i, %i;", "set.lt.u32.{t} %u, %a, %b;"),

@@ -13,7 +13,9 @@ import numpy as np
 from gpusim.errors import PTXSyntaxError, UnsupportedInstruction
 from gpusim.isa import ast
 from gpusim.isa import opcodes as oc
+from gpusim.isa.b128 import lower_b128
 from gpusim.isa.calls import CALL_W, FRAME_REG, call_record, cyclic_functions, save_sets
+from gpusim.isa.ccflag import attach_carry
 from gpusim.isa.cfg import reconvergence_points
 from gpusim.isa.classes import instruction_class
 from gpusim.isa.forms import check_instruction, reg_type, special_register_family
@@ -167,10 +169,14 @@ class Decoder:
             return self.regs[key]
         if name not in fn.regs and not self._in_range(fn, name):
             self._fail(ins, f"register '{name}' is not declared")
-        self.regs[key] = len(self.regs)
         typ = fn.regs.get(name) or fn.reg_ranges[name.rstrip("0123456789")][0]
-        self.reg_words.append(0 if typ == "pred" else (2 if TYPE_SIZE[TYPE_CODE[typ]] == 8 else 1))
-        return self.regs[key]
+        idx = self.regs[key] = len(self.reg_words)
+        if typ == "b128":       # two 64-bit halves in adjacent registers: name (low) and name{hi}
+            self.regs[(scope, name + "{hi}")] = idx + 1
+            self.reg_words += [2, 2]
+        else:
+            self.reg_words.append(0 if typ == "pred" else (2 if TYPE_SIZE[TYPE_CODE[typ]] == 8 else 1))
+        return idx
 
     @staticmethod
     def _in_range(fn, name):
@@ -186,7 +192,7 @@ class Decoder:
     def decode(self) -> DecodedKernel:
         self.layout()
         for name in sorted(self.cyclic):        # recursion: frames per activation (calls.py)
-            self.frame_reg[name] = self.regs[(name, FRAME_REG)] = len(self.regs)
+            self.frame_reg[name] = self.regs[(name, FRAME_REG)] = len(self.reg_words)
             self.reg_words.append(2)
             self.m.functions[name].regs.setdefault(FRAME_REG, "b64")
         # flatten: kernel, then each .func followed by its synthetic return
@@ -245,7 +251,7 @@ class Decoder:
         return DecodedKernel(
             name=self.k.name, file=self.file, ins=ins, opk=opk, opv=opv, opo=opo, calls=call_arr, saves=saves,
             recursive=bool(self.recursive_calls),
-            nregs=max(len(self.regs), 1), params=params, param_size=self.params.size,
+            nregs=max(len(self.reg_words), 1), params=params, param_size=self.params.size,
             shared_static=self.shared_static, local_size=self.local.size,
             globals_size=self.glob.size, global_inits=self.global_inits, const_bytes=bytes(const),
             ptx_lines=lines, src_lines=srcs, texts=texts,
@@ -288,6 +294,9 @@ class Decoder:
             raise UnsupportedInstruction(it.opcode, self.file, it.line, it.text,
                                          "unknown modifier " + ", ".join("." + u for u in m.unknown))
         check_instruction(self, fn, it, base, m)     # operand forms, types, modifiers (forms.py, accept.py)
+        pairwise = bool(m.types) and m.types[0] == TYPE_CODE["b128"]
+        if pairwise:
+            it = lower_b128(self, fn, it, base, m)       # b128.py: 64-bit halves
         if base == "ret" and fn.kind == "func":
             base = "bra"
             it = ast.Instr(it.opcode, [], it.line, it.col, it.text, it.guard, it.guard_neg, it.loc)
@@ -359,6 +368,9 @@ class Decoder:
             if slot > oc.NSLOT:
                 self._fail(it, "too many operands")
         row[oc.F_NSRC] = slot - oc.S0
+        if pairwise and base == "mov":
+            row[oc.F_MOD] = 3       # pairwise copy of the two 64-bit halves
+        attach_carry(self, pc, base, m, opk, opv)      # ccflag.py: the carry flag CC.CF
 
     @staticmethod
     def _src_type(base, row, i):

@@ -26,8 +26,8 @@ from gpusim.isa.types import TYPE_NAME
 
 _BIN, _TER, _UN = ("d, a, b",), ("d, a, b, c",), ("d, a",)
 FORMS = {
-    **{op: _BIN for op in "add sub mul div rem min max and or xor shl shr mul24 copysign".split()},
-    **{op: _TER for op in "mad fma mad24 bfe prmt".split()},
+    **{op: _BIN for op in "add sub mul div rem min max and or xor shl shr mul24 copysign addc subc".split()},
+    **{op: _TER for op in "mad fma mad24 bfe prmt madc shf".split()},
     **{op: _UN for op in "abs neg not cnot popc clz brev bfind sqrt rcp rsqrt ex2 lg2 sin cos tanh cvta".split()},
     "bfi": ("d, a, b, c, e",), "testp": ("p, a",), "mov": ("{d*}, {a*}",),
     "cvt": ("d, a", "d, a, b"),
@@ -39,7 +39,7 @@ FORMS = {
     "bra": ("L",), "call": ("[(r..)], f, [(a..)]",), "ret": ("",), "exit": ("",), "trap": ("",),
     "brkpt": ("",), "nanosleep": ("a",),
     "shfl": ("d[|p], a, b, c, m", "d[|p], a, b, c"), "vote": ("d, {!}a, m", "d, {!}a"),
-    "activemask": ("d",), "redux": ("d, a, m",),
+    "activemask": ("d",), "redux": ("d, a, m",), "match": ("d[|p], a, m",),
 }
 # valid PTX operand lists gpusim does not implement: (opcode, operand count) -> why
 UNSUPPORTED_FORMS = {("min", 4): "three-input min/max is not implemented",
@@ -56,6 +56,8 @@ def forms_for(base: str, m, mods: list) -> tuple:
     elif base == "bar":
         forms = {oc.BAR["sync"]: forms[:2], oc.BAR["arrive"]: forms[1:2], oc.BAR["red"]: forms[2:]}.get(
             m.sub, forms[:1])
+    elif base == "match" and m.sub == oc.MATCH["any"]:
+        forms = ("d, a, m",)             # only match.all writes a predicate
     elif base == "cvt":
         pair = len(m.types) > 0 and TYPE_NAME[m.types[0]] in ("f16x2", "bf16x2")
         forms = forms[1:] if pair else forms[:1]

@@ -6,7 +6,7 @@ from gpusim.isa.types import TYPE_CODE, is_type
 
 _FLAG = {"ftz": oc.FL_FTZ, "sat": oc.FL_SAT, "approx": oc.FL_APPROX, "hi": oc.FL_HI, "wide": oc.FL_WIDE,
          "lo": oc.FL_LO, "full": oc.FL_FULL, "cc": oc.FL_CC, "uni": oc.FL_UNI, "volatile": oc.FL_VOLATILE,
-         "NaN": oc.FL_NAN, "relu": oc.FL_RELU}
+         "NaN": oc.FL_NAN, "relu": oc.FL_RELU, "shiftamt": oc.FL_SHIFTAMT, "clamp": oc.FL_CLAMP}
 # accepted and without functional effect (cache policy, memory-order and scope qualifiers)
 _IGNORED = {"nc", "ca", "cg", "cs", "lu", "cv", "wb", "wt", "relaxed", "acquire", "release", "acq_rel",
             "sc", "weak", "sys", "gpu", "cta", "cluster", "aligned", "sync", "noftz", "mmio", "gl",
@@ -69,6 +69,14 @@ def _family(base: str, tok: str, m: Mods) -> bool:
         return True
     if base == "vote" and tok in oc.VOTE:
         m.sub = oc.VOTE[tok]
+        return True
+    if base == "match" and tok in oc.MATCH:
+        m.sub = oc.MATCH[tok]
+        return True
+    if base == "shf" and tok in oc.SHF:
+        m.sub = oc.SHF[tok]
+        return True
+    if base == "shf" and tok == "wrap":     # the default mode; accept.py requires .wrap or .clamp
         return True
     if base == "redux" and tok in oc.REDUX:
         m.sub = oc.REDUX[tok]

@@ -15,6 +15,8 @@ OPS = [
     "ld", "ldu", "st", "atom", "red", "prefetch",
     "bar", "membar", "bra", "call", "ret", "exit", "trap", "brkpt", "nanosleep",
     "shfl", "vote", "activemask", "redux",
+    "addc", "subc", "madc",   # carry-in forms of add/sub/mad (the carry flag CC.CF: see gpusim/sm/alu_int.py)
+    "match", "shf",
     "retf",   # synthetic: return from a .func once all its lanes reconverge
     "nop",    # synthetic: accepted hint instructions (prefetch, fence, pmevent)
 ]
@@ -29,6 +31,10 @@ NF = 18
 NSLOT = 10
 D0, S0 = 0, 4
 
+# carry flag CC.CF: a hidden per-thread register in source slot S_CC / destination slot D_CC (ccflag.py)
+S_CC, D_CC = NSLOT - 1, S0 - 1
+CC_REG = "%%cc"
+
 # ------------------------------------------------------------------ operand kinds
 OK_NONE, OK_REG, OK_IMM, OK_SREG, OK_ADDR, OK_SINK, OK_REGNEG = range(7)
 
@@ -36,6 +42,8 @@ OK_NONE, OK_REG, OK_IMM, OK_SREG, OK_ADDR, OK_SINK, OK_REGNEG = range(7)
 FL_FTZ, FL_SAT, FL_APPROX, FL_HI, FL_WIDE, FL_LO, FL_FULL, FL_CC, FL_UNI, FL_VOLATILE, FL_NAN = (
     1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
 FL_RELU = 2048
+FL_SHIFTAMT = 4096    # bfind.shiftamt
+FL_CLAMP = 8192       # shf.clamp (shf.wrap when clear)
 
 # ------------------------------------------------------------------ rounding modes (F_MOD2 for float ops)
 RND = {"rn": 0, "rz": 1, "rm": 2, "rp": 3, "rni": 4, "rzi": 5, "rmi": 6, "rpi": 7, "rna": 8}
@@ -57,6 +65,8 @@ BAR = {"sync": 0, "arrive": 1, "red": 2}
 BARRED = {"popc": 0, "and": 1, "or": 2}
 TESTP = {"finite": 0, "infinite": 1, "number": 2, "notanumber": 3, "normal": 4, "subnormal": 5}
 REDUX = {"add": 0, "min": 1, "max": 2, "and": 3, "or": 4, "xor": 5}
+MATCH = {"any": 0, "all": 1}
+SHF = {"l": 0, "r": 1}
 
 # ------------------------------------------------------------------ state spaces (F_SPACE)
 SPACE = {"generic": 0, "global": 1, "shared": 2, "local": 3, "const": 4, "param": 5}

@@ -2,7 +2,7 @@
 
 Covers what NVVM (numba-cuda) and nvcc emit for sm_80/sm_90: module directives, variables with
 initialisers, .entry/.func with parameters, .reg ranges, labels, guards, vectors, addresses,
-call blocks, .loc/.file, and inline-asm blocks (flattened: '{' '}' only scope declarations).
+call blocks, .loc/.file, scoped blocks `{ .reg .b32 %t; ... }` (scopes.py), `WARP_SZ` (the immediate 32).
 """
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import struct
 from gpusim.errors import PTXSyntaxError, UnsupportedInstruction
 from gpusim.isa import ast
 from gpusim.isa.lexer import Token, tokenize
+from gpusim.isa.scopes import Scopes
 from gpusim.isa.types import is_type
 
 _LINKAGE = {".visible", ".extern", ".weak", ".common"}
@@ -27,6 +28,7 @@ class Parser:
         self.toks = tokenize(text, file)
         self.i = 0
         self.loc = None
+        self.scopes = Scopes()
 
     # ---------------------------------------------------------------- token helpers
     def peek(self, skip_nl: bool = True) -> Token:
@@ -243,6 +245,7 @@ class Parser:
     # ---------------------------------------------------------------- bodies
     def body(self, fn: ast.Function):
         depth = 1
+        self.scopes.enter_function()
         while depth:
             tok = self.peek()
             t = tok.text
@@ -251,9 +254,11 @@ class Parser:
             if t == "{":
                 self.next()
                 depth += 1
+                self.scopes.push()
             elif t == "}":
                 self.next()
                 depth -= 1
+                self.scopes.pop()
             elif t == ".reg":
                 self.reg_decl(fn)
             elif t in (".local", ".shared", ".param", ".global", ".const"):
@@ -298,9 +303,9 @@ class Parser:
             if self.accept("<"):
                 n = self.int_value(self.next())
                 self.expect(">")
-                fn.reg_ranges[name.text] = (typ, n)
+                fn.reg_ranges[self.scopes.declare(name.text, n)] = (typ, n)
             else:
-                fn.regs[name.text] = typ
+                fn.regs[self.scopes.declare(name.text)] = typ
             if not self.accept(","):
                 break
         self.expect(";")
@@ -313,7 +318,7 @@ class Parser:
             g = self.next()
             if g.kind != "ident":
                 self.error(f"expected a predicate after '@', found '{g.text}'", g)
-            guard = g.text
+            guard = self.scopes.name(g.text)
         op = self.next()
         if op.kind != "ident" or op.text.startswith(("%", ".")):
             self.error(f"expected an instruction, found '{op.text or 'end of file'}'", op)
@@ -360,7 +365,7 @@ class Parser:
         if t == "!":
             self.next()
             r = self.next()
-            return ast.Reg(r.text, neg=True)
+            return ast.Reg(self.scopes.name(r.text), neg=True)
         if t == "-" or tok.kind in ("num", "fnum"):
             neg = self.accept("-")
             n = self.next()
@@ -374,12 +379,15 @@ class Parser:
             self.next()
             if t == "_":
                 return ast.Sink()
+            if t == "WARP_SZ":
+                return ast.Imm(32, t)
+            reg = self.scopes.resolve(t)
             if self.peek().text == "|":
                 self.next()
                 second = self.next()
-                return ast.PredPair(ast.Reg(t), ast.Reg(second.text))
-            if t.startswith("%"):
-                return ast.Reg(t)
+                return ast.PredPair(ast.Reg(reg or t), ast.Reg(self.scopes.name(second.text)))
+            if reg is not None or t.startswith("%"):
+                return ast.Reg(reg or t)
             if self.peek().text in ("+", "-") and self.toks[self.i + 1].kind == "num":
                 sign = -1 if self.next().text == "-" else 1
                 return ast.Sym(t, sign * self.int_value(self.next()))
@@ -394,7 +402,7 @@ class Parser:
             if tok.kind == "ident":
                 if base is not None:
                     self.error("address with two base names", tok)
-                base = tok.text
+                base = self.scopes.name(tok.text)
             elif tok.kind == "num":
                 offset += sign * self.int_value(tok)
             elif tok.text == "-" and self.peek().kind == "num":

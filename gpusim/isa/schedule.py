@@ -47,6 +47,8 @@ def _regs(it: ast.Instr) -> frozenset:
 
     for op in it.operands:
         walk(op)
+    if it.base in ("addc", "subc", "madc") or "cc" in it.mods:
+        names.add("%%cc")          # the carry flag: carry instructions keep their order
     if it.guard:
         names.add(it.guard)
     return frozenset(names)

@@ -11,7 +11,7 @@ from gpusim.isa import opcodes as oc
 from gpusim.isa.bits import brev, clz, popc64, sext, smulhi64, umulhi64, zext
 from gpusim.isa.types import K_SINT, K_UINT
 from gpusim.jit import njit
-from gpusim.sm.operands import ival, put_int
+from gpusim.sm.operands import bits, ival, put, put_int
 
 OP_ADD, OP_SUB, OP_MUL, OP_MAD = oc.OP["add"], oc.OP["sub"], oc.OP["mul"], oc.OP["mad"]
 OP_MUL24, OP_MAD24, OP_DIV, OP_REM = oc.OP["mul24"], oc.OP["mad24"], oc.OP["div"], oc.OP["rem"]
@@ -19,6 +19,7 @@ OP_ABS, OP_NEG, OP_MIN, OP_MAX = oc.OP["abs"], oc.OP["neg"], oc.OP["min"], oc.OP
 OP_AND, OP_OR, OP_XOR, OP_NOT, OP_CNOT = oc.OP["and"], oc.OP["or"], oc.OP["xor"], oc.OP["not"], oc.OP["cnot"]
 OP_SHL, OP_SHR, OP_POPC, OP_CLZ, OP_BREV = oc.OP["shl"], oc.OP["shr"], oc.OP["popc"], oc.OP["clz"], oc.OP["brev"]
 OP_BFE, OP_BFI, OP_PRMT, OP_BFIND = oc.OP["bfe"], oc.OP["bfi"], oc.OP["prmt"], oc.OP["bfind"]
+OP_SHF = oc.OP["shf"]
 MIN64 = np.int64(-9223372036854775808)
 
 
@@ -234,7 +235,20 @@ def exec_int(P, M, i, w, mask):
                 if (v >> k) & 1:
                     pos = k
                     break
+            if pos >= 0 and fl & oc.FL_SHIFTAMT:
+                pos = 8 * n - 1 - pos       # the left shift that brings the bit to the top
             D[l] = pos
+        outn = 4
+    elif op == OP_SHF:
+        left = P.ins[i, oc.F_MOD] == 0
+        for l in range(32):
+            sh = C[l] & 0xFFFFFFFF
+            sh = min(sh, 32) if fl & oc.FL_CLAMP else sh & 31
+            v = np.uint64((zext(B[l], 4) << 32) | zext(A[l], 4))      # {b:a}, 64 bits
+            if left:
+                D[l] = np.int64((v << np.uint64(sh)) >> np.uint64(32))
+            else:
+                D[l] = np.int64(v >> np.uint64(sh))
         outn = 4
     if fl & oc.FL_SAT:      # add.sat.s32, sub.sat.s32, mad.hi.sat.s32 (decode admits no other)
         for l in range(32):
@@ -260,3 +274,12 @@ def _width_type(outn, ty):
     if outn == 4:
         return 3
     return 4
+
+
+@njit(no_cpython_wrapper=True)
+def exec_mov_halves(P, M, i, w, mask):
+    """mov.b128 (decoded by isa/b128.py): destination slot k <- source slot k, for both 64-bit halves."""
+    for l in range(32):
+        if (mask >> l) & 1:
+            put(P, M, i, oc.D0, w, l, bits(P, M, i, oc.S0, w, l))
+            put(P, M, i, oc.D0 + 1, w, l, bits(P, M, i, oc.S0 + 1, w, l))

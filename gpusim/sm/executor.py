@@ -12,14 +12,15 @@ from gpusim.isa.types import K_FLOAT
 from gpusim.jit import njit
 from gpusim.memory.access import fault
 from gpusim.sm.alu_float import exec_float
-from gpusim.sm.alu_int import exec_int
+from gpusim.sm.alu_int import exec_int, exec_mov_halves
+from gpusim.sm.carry import exec_carry
 from gpusim.sm.compare import exec_cvta, exec_mov, exec_select, exec_set, exec_setp
 from gpusim.sm.convert import exec_cvt
 from gpusim.sm.memops import exec_atom, exec_ld, exec_st
 from gpusim.sm.operands import read_sreg
 from gpusim.sm.simt import barrier, branch, call, exit_lanes, ret_from_func, settle
 from gpusim.sm.state import W_BARRIER, W_DONE, W_READY, Lanes, MemLanes
-from gpusim.sm.warpops import exec_activemask, exec_redux, exec_shfl, exec_vote
+from gpusim.sm.warpops import exec_activemask, exec_match, exec_redux, exec_shfl, exec_vote
 
 # step() results
 S_ISSUED, S_BARRIER, S_DONE, S_FAULT, S_IDLE = 0, 1, 2, 3, 4
@@ -33,6 +34,7 @@ OP_SHFL, OP_VOTE, OP_ACTIVEMASK, OP_REDUX = O["shfl"], O["vote"], O["activemask"
 OP_TRAP, OP_MEMBAR, OP_NOP = O["trap"], O["membar"], O["nop"]
 FLOAT_ONLY_LO, FLOAT_ONLY_HI = O["sqrt"], O["testp"]   # sqrt .. testp are float-only opcodes
 OP_FMA, OP_MAD, OP_BRKPT, OP_NANOSLEEP = O["fma"], O["mad"], O["brkpt"], O["nanosleep"]
+OP_ADDC, OP_SUBC, OP_MADC, OP_MATCH = O["addc"], O["subc"], O["madc"], O["match"]
 
 
 @njit(no_cpython_wrapper=True)
@@ -105,7 +107,10 @@ def step(P, M, w):
     elif op == OP_SETP:
         exec_setp(P, L, i, w, emask)
     elif op == OP_MOV:
-        exec_mov(P, L, i, w, emask)
+        if P.ins[i, oc.F_MOD] == 3:
+            exec_mov_halves(P, L, i, w, emask)      # mov.b128
+        else:
+            exec_mov(P, L, i, w, emask)
     elif op == OP_CVT:
         exec_cvt(P, L, i, w, emask)
     elif op == OP_CVTA:
@@ -139,6 +144,10 @@ def step(P, M, w):
         exec_activemask(P, L, i, w, emask)
     elif op == OP_REDUX:
         exec_redux(P, L, i, w, emask)
+    elif op == OP_MATCH:
+        exec_match(P, L, i, w, emask)
+    elif op == OP_ADDC or op == OP_SUBC or op == OP_MADC or (P.ins[i, oc.F_FLAGS] & oc.FL_CC) != 0:
+        exec_carry(P, L, i, w, emask)
     elif op == OP_SET:
         exec_set(P, L, i, w, emask)
     elif op == OP_TRAP:

@@ -1,4 +1,4 @@
-"""Warp-wide instructions: shfl.sync, vote.sync, activemask, redux.sync (numba).
+"""Warp-wide instructions: shfl.sync, vote.sync, activemask, redux.sync, match.sync (numba).
 
 The `.sync` forms take a membermask (their last source): vote and redux combine the active lanes
 that membermask names, as PTX defines them (`vote.sync.ballot.b32 d, p, 0xFFFF` sees lanes 0-15
@@ -123,3 +123,31 @@ def exec_redux(P, M, i, w, mask):
             put(P, M, i, oc.D0, w, l, zext(acc, 4))
 
 
+
+
+@njit(no_cpython_wrapper=True)
+def exec_match(P, M, i, w, mask):
+    """match.any.sync: d = the lanes named by this lane's membermask (and active) whose a equals this
+    lane's; match.all.sync: d = those named lanes (and p = 1) if all of them hold the same a, else d = 0
+    (and p = 0). a is .b32 or .b64."""
+    n = P.tsize[P.ins[i, oc.F_TYPE]]
+    vals = M.si[0]
+    for l in range(32):
+        if (mask >> l) & 1:
+            vals[l] = zext(bits(P, M, i, oc.S0, w, l), n)
+    has_p = P.ins[i, oc.F_NDST] > 1
+    for l in range(32):
+        if not (mask >> l) & 1:
+            continue
+        named = mask & (bits(P, M, i, oc.S0 + 1, w, l) & 0xFFFFFFFF)
+        same_as_me = np.int64(0)
+        for j in range(32):
+            if (named >> j) & 1 and vals[j] == vals[l]:
+                same_as_me |= np.int64(1) << j
+        if P.ins[i, oc.F_MOD] == 0:
+            r = same_as_me
+        else:
+            r = named if same_as_me == named else np.int64(0)
+        put(P, M, i, oc.D0, w, l, r)
+        if has_p:
+            put(P, M, i, oc.D0 + 1, w, l, 1 if same_as_me == named else 0)

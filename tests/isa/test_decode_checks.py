@@ -162,7 +162,7 @@ def test_undeclared_ordinary_register_is_still_reported_as_undeclared():
 
 
 @pytest.mark.parametrize("body, why", [
-    ("add.cc.u32 %r1, %r2, %r3;", "carry flag"),
+    ("add.cc.u16 %r1, %r2, %r3;", "carry chains (.cc, addc, subc, madc) take .u32, .s32, .u64 or .s64"),
     ("add.sat.u32 %r1, %r2, %r3;", "add.sat.s32"),
     ("mad.lo.sat.s32 %r1, %r2, %r3, %r4;", "mad.hi.sat.s32"),
     ("mul.wide.u64 %rd1, %rd2, %rd3;", "16- or 32-bit"),
