@@ -61,6 +61,12 @@ def _parser() -> argparse.ArgumentParser:
     w = sub.add_parser("warmup", help="compile the simulator core now (once per install; `gpusim run` does it "
                                       "on first use)")
     w.add_argument("--mode", choices=["functional", "timing"], help="only this mode (default: both)")
+    py = sub.add_parser("python", help="run an unchanged numba.cuda script; its kernel launches run on gpusim")
+    py.add_argument("--gpu", default=None, help="preset name or a .toml override file (default h100)")
+    py.add_argument("--mode", default=None, choices=["functional", "timing"], help="default: timing")
+    py.add_argument("--quiet", action="store_true", help="no summary of the launches at the end")
+    py.add_argument("script", help="the Python script")
+    py.add_argument("script_args", nargs=argparse.REMAINDER, help="its arguments")
     pr = sub.add_parser("presets", help="show GPU presets")
     pr.add_argument("name", nargs="?")
     return p

@@ -312,3 +312,47 @@ def cmd_calibrate(args):
         Path(args.write).write_text(to_toml(spec.name, fitted))
         report.console.print(f"wrote {args.write}: use it as --gpu {args.write}, or copy the values into "
                              "gpusim/presets.py")
+
+
+def cmd_python(args):
+    """Run a script as `python script.py args` would, with numba.cuda launches on gpusim."""
+    import os
+    import runpy
+
+    import gpusim.dropin as dropin
+    if not os.path.isfile(args.script):
+        raise GpusimError(f"{args.script}: no such script")
+    gpu = get_preset(args.gpu) if args.gpu else None
+    dropin.enable(gpu=gpu, mode=args.mode)
+    sys.argv = [args.script] + list(args.script_args)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(args.script)))
+    code = 0
+    with dropin.recording() as runs:
+        try:
+            runpy.run_path(args.script, run_name="__main__")
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    if not args.quiet and runs:
+        print(f"gpusim: {len(runs)} kernel launch(es) on {runs[0].gpu} ({runs[0].mode} mode)", file=sys.stderr)
+        for r in runs[:20]:
+            cyc = f"{r.cycles:>12,} cycles" if r.mode == "timing" else ""
+            print(f"  {short_name(r.kernel)[:40]:40s} grid {r.grid} block {r.block} "
+                  f"{r.warp_instructions:>12,} warp-inst {cyc}", file=sys.stderr)
+        if len(runs) > 20:
+            print(f"  ... and {len(runs) - 20} more", file=sys.stderr)
+    return code
+
+
+def short_name(mangled: str) -> str:
+    """`_ZN8__main__6kernelB2v1...` -> `__main__.kernel` (numba's Itanium-mangled kernel names)."""
+    if not mangled.startswith("_ZN"):
+        return mangled
+    i, parts = 3, []
+    while i < len(mangled) and mangled[i].isdigit():
+        j = i
+        while j < len(mangled) and mangled[j].isdigit():
+            j += 1
+        n = int(mangled[i:j])
+        parts.append(mangled[j:j + n])
+        i = j + n
+    return ".".join(parts) or mangled
