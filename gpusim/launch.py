@@ -12,7 +12,7 @@ from gpusim.errors import KernelFault, LaunchError
 from gpusim.kernels import PTXKernel, numba_kernel
 from gpusim.memory.device import DeviceMemory
 from gpusim.presets import get_preset
-from gpusim.sm.executor import run_grid
+from gpusim.sm.executor import run_grid, run_grid_together
 from gpusim.sm.results import fault_message, functional_metrics
 from gpusim.sm.state import make_mach, make_prog
 
@@ -90,28 +90,49 @@ def _resolve(kernel, args, signature, fma=False) -> PTXKernel:
     return numba_kernel(kernel, sig, fma)
 
 
+def _put_array(a: np.ndarray, mem: DeviceMemory, copies: list):
+    src = a if (a.flags.c_contiguous or a.flags.f_contiguous) else np.ascontiguousarray(a)
+    addr = mem.put_array(src)
+    copies.append((a, src, addr))
+    return src, addr
+
+
 def _flatten_args(k: PTXKernel, args, mem: DeviceMemory, copies: list) -> list:
     """Kernel argument values in PTX parameter order, arrays as device pointers (+ numba's descriptor)."""
-    numba_style = k.signature is not None
+    if k.signature is None:
+        flat = []
+        for a in args:
+            flat.append(_put_array(a, mem, copies)[1] if isinstance(a, np.ndarray) else a)
+        return flat
     flat = []
-    for idx, a in enumerate(args):
-        if isinstance(a, np.ndarray):
-            src = a if (a.flags.c_contiguous or a.flags.f_contiguous) else np.ascontiguousarray(a)
-            addr = mem.put_array(src)
-            copies.append((a, src, addr))
-            if numba_style:
-                flat += [0, 0, a.size, a.itemsize, addr]
-                flat += list(src.shape) + [s for s in src.strides]
-            else:
-                flat.append(addr)
-        elif numba_style:
-            t = k.signature[idx]
-            if hasattr(t, "ndim"):
-                raise LaunchError(f"argument {idx} is {type(a).__name__} but the signature says an array {t}")
-            flat += _numba_scalar(idx, a, t, mem)
-        else:
-            flat.append(a)
+    for idx, (a, t) in enumerate(zip(args, k.signature)):
+        flat += _numba_value(idx, a, t, mem, copies)
     return flat
+
+
+def _numba_value(idx: int, a, t, mem: DeviceMemory, copies: list) -> list:
+    """numba's calling convention for one argument of numba type t: an array as its descriptor
+    (meminfo, parent, size, itemsize, data, shape..., strides...), a tuple as its members in order."""
+    from numba.core import types
+    if isinstance(t, types.Array) or isinstance(a, np.ndarray):
+        if not isinstance(a, np.ndarray):
+            raise LaunchError(f"argument {idx} is {type(a).__name__} but the signature says an array {t}")
+        if not isinstance(t, types.Array):
+            raise LaunchError(f"argument {idx} is an array but the signature says {t}")
+        src, addr = _put_array(a, mem, copies)
+        return [0, 0, a.size, a.itemsize, addr] + list(src.shape) + list(src.strides)
+    if isinstance(t, types.BaseTuple):
+        if not isinstance(a, tuple) or len(a) != len(t.types):
+            raise LaunchError(f"argument {idx} must be a tuple of {len(t.types)} items for {t}, got {a!r}")
+        out = []
+        for x, tx in zip(a, t.types):
+            out += _numba_value(idx, x, tx, mem, copies)
+        return out
+    if isinstance(t, (types.EnumMember, types.IntEnumMember)):
+        return _numba_scalar(idx, a.value, t.dtype, mem)
+    if isinstance(t, (types.NoneType, types.Omitted)):
+        return []
+    return _numba_scalar(idx, a, t, mem)
 
 
 def _numba_scalar(idx: int, a, t, mem: DeviceMemory) -> list:
@@ -201,7 +222,8 @@ def _check_stack(stack_size):
 
 def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", shared_mem: int = 0,
            signature=None, max_instructions: int = DEFAULT_BUDGET, fma: bool = False,
-           regs_per_thread: int | None = None, stack_size: int | None = None, **opts) -> LaunchResult:
+           regs_per_thread: int | None = None, stack_size: int | None = None, cooperative: bool = False,
+           **opts) -> LaunchResult:
     """Run `kernel[grid, block](*args)` on the simulated GPU `gpu`.
 
     numpy arrays are copied to simulated device memory and back in place afterwards (as numba.cuda
@@ -211,6 +233,8 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
     stack_size: call-stack bytes per thread for recursive device functions (default 4096: CUDA's
     default cudaLimitStackSize is 1024, and gpusim's frames of PTX registers are larger than
     ptxas's); overflowing it faults with the thread and line named.
+    cooperative: a cooperative launch (cudaLaunchCooperativeKernel; numba makes one for kernels that
+    use cuda.cg.this_grid().sync()): every block resident at once, refused when the grid does not fit.
     fma (numba kernels): False, the default the public launch contract fixes, keeps separate
     mul.rn/add.rn so float32 results equal numpy's bit for bit; True compiles what numba.cuda runs on
     a GPU (NVVM contracts a*b+c into fma.rn), as the validation suite does.
@@ -235,6 +259,8 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
         raise LaunchError(f"unknown launch option(s): {', '.join(sorted(opts))}")
     k = _resolve(kernel, args, signature, fma)
     d = k.decoded
+    if cooperative:
+        _check_cooperative(d, spec, g, b, shared_mem, regs_per_thread)
     smem_limit = spec.sm.smem - spec.sm.smem_per_cta_reserved
     if shared_mem < 0 or d.shared_static + shared_mem > smem_limit:
         raise LaunchError(f"a block needs {d.shared_static} bytes of static and {shared_mem} of dynamic shared "
@@ -261,7 +287,7 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
                            metrics=run.metrics, cycles=run.cycles, per_pc=run.per_pc,
                            timing={"occupancy": run.occupancy, "clock_mhz": spec.clock_mhz})
     else:
-        res = _run_functional(k, d, mem, pmem, g, b, spec, shared_mem, max_instructions, stack_size)
+        res = _run_functional(k, d, mem, pmem, g, b, spec, shared_mem, max_instructions, stack_size, cooperative)
     res.wall_s = time.perf_counter() - t0
     if cold:
         jitcache.mark_warm(mode)
@@ -274,14 +300,29 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
     return res
 
 
-def _run_functional(k, d, mem, pmem, g, b, spec, shared_mem, budget, stack_size=None) -> LaunchResult:
+def _check_cooperative(d, spec, g, b, shared_mem, regs_per_thread):
+    from gpusim.timing.occupancy import occupancy
+    total = g[0] * g[1] * g[2]
+    nthreads = b[0] * b[1] * b[2]
+    occ = occupancy(spec, nthreads, regs_per_thread or min(d.regs_per_thread, spec.sm.max_regs_per_thread),
+                    d.shared_static + shared_mem, total)
+    fit = occ.ctas_per_sm * spec.n_sm
+    if total > fit:
+        raise LaunchError(f"a cooperative launch of {total} blocks does not fit on {spec.name}: at most {fit} "
+                          f"({occ.ctas_per_sm} per SM x {spec.n_sm} SMs, limited by {occ.limiter}) can be resident "
+                          "at once, as cudaLaunchCooperativeKernel requires (cudaErrorCooperativeLaunchTooLarge)")
+
+
+def _run_functional(k, d, mem, pmem, g, b, spec, shared_mem, budget, stack_size=None,
+                    cooperative=False) -> LaunchResult:
     nthreads = b[0] * b[1] * b[2]
     nwarps = (nthreads + 31) // 32
-    P = make_prog(d)
-    M = make_mach(d, nwarps, 1, mem.gmem, mem.alo, mem.ahi, pmem, b, g, spec.n_sm, shared_mem, budget,
-                  stack_size)
     total = g[0] * g[1] * g[2]
-    r = run_grid(P, M, 0, total, 4096)
+    together = total if cooperative else 1      # CTAs resident at once
+    P = make_prog(d)
+    M = make_mach(d, nwarps * together, together, mem.gmem, mem.alo, mem.ahi, pmem, b, g, spec.n_sm, shared_mem,
+                  budget, stack_size)
+    r = run_grid_together(P, M, total, 256) if cooperative else run_grid(P, M, 0, total, 4096)
     if r != 0:
         raise KernelFault(fault_message(d, M, g, b))
     res = LaunchResult(kernel=d.name, grid=g, block=b, mode="functional", gpu=spec.name, decoded=d)

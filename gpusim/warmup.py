@@ -95,6 +95,8 @@ def _launches(modes) -> None:
         jitcache.QUIET["on"] = True
         try:
             launch(k, 1, 32, out, gpu="tiny", mode=mode)
+            if mode == "functional":        # cooperative launches run the grid together (run_grid_together)
+                launch(k, 1, 32, out, gpu="tiny", mode=mode, cooperative=True)
         finally:
             jitcache.QUIET["on"] = False
         if not (out == np.arange(32)).all():

@@ -77,14 +77,65 @@ def _compile_cu(text: str, name: str) -> str:
     return hit
 
 
+# What gpusim links for libcudadevrt's grid synchronisation (cuda.cg.this_grid().sync()): the same
+# algorithm, in PTX. Every thread of the CTA meets at a CTA barrier; thread (0,0,0) counts its CTA in
+# at a grid-wide counter and spins (atomically re-reading it) until every CTA of the grid has come in
+# since the barrier's last generation; a second CTA barrier lets the rest of the CTA go. It needs
+# every CTA resident at once: a cooperative launch, which gpusim checks as cudaLaunchCooperativeKernel
+# does.
+GRID_SYNC_PTX = """
+.global .align 4 .u32 __gpusim_grid_barrier;
+.visible .func (.param .b64 func_retval0) cudaCGGetIntrinsicHandle(.param .b32 scope)
+{
+    .reg .b64 %rd<2>;
+    mov.u64 %rd1, 1;
+    st.param.b64 [func_retval0], %rd1;
+    ret;
+}
+.visible .func (.param .b32 func_retval0) cudaCGSynchronize(.param .b64 handle, .param .b32 flags)
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<14>;
+    .reg .b64 %rd<2>;
+    bar.sync 0;
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %tid.y;
+    mov.u32 %r3, %tid.z;
+    or.b32 %r4, %r1, %r2;
+    or.b32 %r4, %r4, %r3;
+    setp.ne.u32 %p1, %r4, 0;
+    @%p1 bra GS_DONE;
+    membar.gl;
+    mov.u32 %r5, %nctaid.x;
+    mov.u32 %r6, %nctaid.y;
+    mov.u32 %r7, %nctaid.z;
+    mul.lo.u32 %r8, %r5, %r6;
+    mul.lo.u32 %r8, %r8, %r7;
+    mov.u64 %rd1, __gpusim_grid_barrier;
+    atom.global.add.u32 %r9, [%rd1], 1;
+    div.u32 %r10, %r9, %r8;
+    add.u32 %r10, %r10, 1;
+    mul.lo.u32 %r10, %r10, %r8;
+GS_SPIN:
+    atom.global.add.u32 %r11, [%rd1], 0;
+    setp.lt.u32 %p2, %r11, %r10;
+    @%p2 bra GS_SPIN;
+    membar.gl;
+GS_DONE:
+    bar.sync 0;
+    mov.u32 %r12, 0;
+    st.param.b32 [func_retval0], %r12;
+    ret;
+}
+"""
+
+
 def kernel_ptx(kernel) -> str:
     """Linked PTX text of a numba-cuda `_Kernel`."""
     lib = kernel._codelibrary
-    if getattr(lib, "needs_cudadevrt", False) or getattr(kernel, "cooperative", False):
-        raise UnsupportedInstruction("cudaCGSynchronize", f"{kernel.py_func.__name__}.ptx", 0, "",
-                                     "cooperative-groups grid sync (this_grid().sync()) needs libcudadevrt and "
-                                     "a cooperative launch; gpusim does not model them yet")
     parts = [lib.get_asm_str(cc=CC)]
+    if getattr(lib, "needs_cudadevrt", False) or getattr(kernel, "cooperative", False):
+        parts.append(GRID_SYNC_PTX)
     for obj in sorted(lib._linking_files, key=lambda o: str(getattr(o, "name", o))):
         kind, text = _source_text(obj)
         if kind == "cu":

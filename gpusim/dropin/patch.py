@@ -19,6 +19,8 @@ class SimDevice:
         self.id = 0
         self.compute_capability = CC[:2]
         self.uuid = "GPU-gpusim"
+        self.supports_float16 = True        # sm_90 has both
+        self.supports_bfloat16 = True
 
     @property
     def name(self) -> bytes:
@@ -78,7 +80,7 @@ def _launch_fn(settings, record):
         from gpusim.launch import launch as gpusim_launch
         k = ptx_kernel(self)
         res = gpusim_launch(k, griddim, blockdim, *args, gpu=settings["gpu"], mode=settings["mode"],
-                            shared_mem=int(sharedmem))
+                            shared_mem=int(sharedmem), cooperative=bool(getattr(self, "cooperative", False)))
         streams.advance(res)
         record(res)
     return launch

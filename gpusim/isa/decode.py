@@ -124,8 +124,8 @@ class Decoder:
                         self.func_sym[key] = (oc.SP_SHARED, self.shared.place(
                             f"{fn.name}::{v.name}", v.size, v.align or 4))
                 elif v.space in ("local", "param"):
-                    self.func_sym[key] = (oc.SP_LOCAL, self.local.place(
-                        f"{fn.name}::{v.name}", max(v.size, 1), v.align or 4))
+                    self.func_sym[key] = (oc.SP_LOCAL, self.local.place(     # natural alignment by default
+                        f"{fn.name}::{v.name}", max(v.size, 1), max(v.align, v.elem_size, 1)))
                 elif v.space == "global":
                     off = self.glob.place(f"{fn.name}::{v.name}", max(v.size, 1), v.align or 8)
                     self.func_sym[key] = (oc.SP_GLOBAL, GLOBAL_BASE + off)

@@ -267,6 +267,42 @@ def run_grid(P, M, first_cta, last_cta, quantum):
     return 0
 
 
+@njit
+def run_grid_together(P, M, total, quantum):
+    """Functional mode, cooperative launch: every CTA resident at once (CTA c in slot c), warps of
+    the whole grid taking turns, so CTAs can wait for one another (grid sync). Returns as run_grid."""
+    ncx, ncy = M.geom[3], M.geom[4]
+    nthreads = M.geom[0] * M.geom[1] * M.geom[2]
+    nwarps = (nthreads + 31) // 32
+    for cta in range(total):
+        init_cta(M, cta, cta % ncx, (cta // ncx) % ncy, cta // (ncx * ncy), cta % M.geom[6], nthreads, nwarps)
+        for wl in range(nwarps):
+            init_warp(M, cta * nwarps + wl, cta, wl, nthreads)
+    W = total * nwarps
+    while True:
+        progress = False
+        alive = False
+        for w in range(W):
+            if M.wstat[w] == W_DONE:
+                continue
+            alive = True
+            r, issued = run_warp(P, M, w, quantum)
+            if r == S_FAULT:
+                return S_FAULT
+            if issued or M.wstat[w] == W_READY:
+                progress = True
+        if not alive:
+            return 0
+        if not progress:
+            for w in range(W):
+                if M.wstat[w] == W_BARRIER:
+                    c = M.wcta[w]
+                    fault(M, oc.E_DEADLOCK, w, 0, M.spc[w, M.sp[w] - 1], M.bar_arrived[c, M.wbar[w]],
+                          M.cta_live[c], 0)
+                    return S_FAULT
+            return 0
+
+
 @njit(no_cpython_wrapper=True)
 def _deadlock_site(M, nwarps):
     for w in range(nwarps):

@@ -11,7 +11,7 @@ import pytest
 from numba import cuda
 
 import gpusim.dropin as dropin
-from gpusim.errors import GpusimError, UnsupportedInstruction
+from gpusim.errors import GpusimError
 
 HERE = Path(__file__).parent
 
@@ -148,14 +148,31 @@ def test_events_measure_simulated_time_in_timing_mode():
     assert ms == pytest.approx(res.cycles / (res.timing["clock_mhz"] * 1e3))
 
 
-def test_grid_sync_is_refused_by_name():
-    @cuda.jit
-    def k(x):
-        g = cuda.cg.this_grid()
-        g.sync()
-        x[0] = 1
-    with pytest.raises(UnsupportedInstruction, match="grid sync"):
-        k[1, 32](np.zeros(1, np.int32))
+@cuda.jit
+def two_phase(x, out):
+    # phase 1 writes x, the grid syncs, phase 2 reads what another block wrote
+    g = cuda.cg.this_grid()
+    i = cuda.grid(1)
+    x[i] = i * 3
+    g.sync()
+    j = (i + cuda.blockDim.x) % x.size
+    out[i] = x[j]
+
+
+@pytest.mark.parametrize("mode", ["functional", "timing"])
+def test_grid_sync_orders_writes_of_every_block_before_reads(mode):
+    n = 4 * 64
+    x, out = np.zeros(n, np.int64), np.zeros(n, np.int64)
+    with dropin.simulate(mode=mode, gpu="tiny"):
+        two_phase[4, 64](x, out)
+    assert out.tolist() == [((i + 64) % n) * 3 for i in range(n)]
+
+
+def test_a_cooperative_grid_that_does_not_fit_is_refused_as_the_driver_does():
+    from gpusim.errors import LaunchError
+    with dropin.simulate(gpu="tiny"):
+        with pytest.raises(LaunchError, match="cooperative launch of 4096 blocks does not fit"):
+            two_phase[4096, 64](np.zeros(4096 * 64, np.int64), np.zeros(4096 * 64, np.int64))
 
 
 def test_a_kernel_fault_names_thread_and_line_not_a_wrong_value():
@@ -192,3 +209,14 @@ def test_an_unchanged_script_runs_under_gpusim_python():
     assert r.returncode == 0, r.stderr
     assert "ok [1.0, 3.0, 5.0]" in r.stdout
     assert "1 kernel launch(es)" in r.stderr and "saxpy" in r.stderr
+
+
+def test_tuple_arguments_are_flattened_as_numba_passes_them():
+    @cuda.jit
+    def k(t, out):
+        arrs, (a, b), c = t
+        out[0] = arrs[0][1] + arrs[1][2] + a * b + c
+    x, y = np.arange(4, dtype=np.int64), np.arange(10, 14, dtype=np.int64)
+    out = np.zeros(1, np.int64)
+    k[1, 1](((x, y), (3, 4), 5), out)
+    assert out[0] == 1 + 12 + 12 + 5
