@@ -38,6 +38,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from gpusim.errors import LaunchError
 from gpusim.isa import opcodes as oc
 from gpusim.isa.spaces import SHARED_WINDOW, WINDOW_SIZE
 from gpusim.jit import njit
@@ -57,10 +58,16 @@ PI_ALIGNED, PI_SYNCWARP, PI_BARRIER = 1, 2, 4               # pcinfo bits
 A_READ, A_WRITE, A_ATOMIC = 0, 1, 2
 FL_ATOMIC, FL_SAME = 1 << 12, 1 << 13                       # record flags beside thread + 1
 TID_BITS = (1 << 12) - 1
+SHADOW_LIMIT = 4 << 30                                      # bytes of racecheck state a launch may take
 
 
 def make_san(flags: int, n_warps: int, n_ctas: int, smem_bytes: int, nbar: int, texts) -> San:
     race = flags & F_RACE
+    need = n_ctas * smem_bytes * 6 * 8
+    if race and need > SHADOW_LIMIT:
+        raise LaunchError(f"racecheck needs {need / 2**30:.1f} GiB for {n_ctas} resident blocks of {smem_bytes} "
+                          f"bytes of shared memory (at most {SHADOW_LIMIT >> 30} GiB): use mode='functional', "
+                          "which runs one block at a time")
     ctl = np.zeros(8, np.int64)
     ctl[CT_FLAGS] = flags
     ctl[CT_CLOCK] = 1
