@@ -254,18 +254,18 @@ def _lane_access(S, smem, cta_id, c, w, tid, off, size, pc, access, v):
     for k in range(size):
         b = off + k
         f = sh[c, b, 0]
-        if f != 0 and sh[c, b, 1] >= floor and kw == 0:
-            t = (f & TID_BITS) - 1
-            if _unordered(S, w, t, tid, sh[c, b, 1]):
-                kind = 0
-                if access == A_READ:
-                    kind = 0 if f & FL_SAME else K_RAW
-                elif access == A_WRITE:
-                    kind = 0 if same else K_WAW
-                elif (f & FL_ATOMIC) == 0:
-                    kind = K_WAW
-                if kind != 0:
-                    kw, pw, tw = kind, f >> 16, t
+        t = (f & TID_BITS) - 1
+        racing = f != 0 and sh[c, b, 1] >= floor and _unordered(S, w, t, tid, sh[c, b, 1])
+        if racing and kw == 0:
+            kind = 0
+            if access == A_READ:
+                kind = 0 if f & FL_SAME else K_RAW
+            elif access == A_WRITE:
+                kind = 0 if same else K_WAW
+            elif (f & FL_ATOMIC) == 0:
+                kind = K_WAW
+            if kind != 0:
+                kw, pw, tw = kind, f >> 16, t
         if access == A_READ:
             _add_reader(sh, c, b, floor, tid, me, now)
             continue
@@ -277,6 +277,8 @@ def _lane_access(S, smem, cta_id, c, w, tid, off, size, pc, access, v):
                     if _unordered(S, w, t, tid, sh[c, b, r + 1]):
                         kr, pr, tr = K_WAR, f >> 16, t
                         break
+        if same and racing:
+            continue    # the value already there: the unordered writer of it stays the one later accesses race with
         sh[c, b, 0] = me | (FL_ATOMIC if access == A_ATOMIC else 0) | (FL_SAME if same else 0)
         sh[c, b, 1] = now
     if kw != 0:

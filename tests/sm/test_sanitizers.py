@@ -144,6 +144,24 @@ def test_writes_of_an_identical_value_are_not_a_hazard():
     assert (out == 7).all() and res.hazards == []
 
 
+def same_value_then_unsynced_read(out):
+    buf = cuda.shared.array(1, int32)
+    t = cuda.threadIdx.x
+    if t == 32 or t == 0:
+        buf[0] = 5                               # thread 0 changes the value, thread 32 writes it again
+    if t == 64:
+        out[0] = buf[0]                          # no barrier: may read before thread 0's write
+
+
+def test_a_same_value_write_does_not_hide_the_earlier_unordered_write():
+    out = np.zeros(1, np.int32)
+    res = gpusim.launch(same_value_then_unsynced_read, 1, 96, out, mode="functional", check="racecheck")
+    (r,) = res.hazards
+    assert r.kind == "RAW" and r.threads == ((0, 0, 0), (64, 0, 0))
+    assert _src(r) == (_line(same_value_then_unsynced_read, "thread 0 changes"),
+                       _line(same_value_then_unsynced_read, "may read before"))
+
+
 def shared_histogram_unsynced_read(vals, out):
     bins = cuda.shared.array(4, int32)
     t = cuda.threadIdx.x
