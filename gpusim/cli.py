@@ -43,6 +43,10 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--max-instructions", type=_positive, default=None,
                    help="watchdog budget in warp instructions (default gpusim.launch.DEFAULT_BUDGET, 200 M): "
                         "a kernel that executes more is stopped with an error naming the line it was at")
+    r.add_argument("--check", metavar="TOOLS",
+                   help="sanitizers, as compute-sanitizer's: racecheck (shared-memory hazards), synccheck "
+                        "(barrier misuse), memcheck (always on), all; several joined by commas. Reports follow the "
+                        "results; the exit status is 1 when any is found")
     r.add_argument("--lines", action="store_true", help="show the hottest PTX/source lines")
     r.add_argument("--json", help="write every counter to this JSON file, with per-PTX-line and per-source-line "
                                   "counters under 'lines' and 'source_lines' of each launch")

@@ -11,6 +11,7 @@ from gpusim import report, report_lines
 from gpusim.errors import GpusimError, LaunchError
 from gpusim.launch import DEFAULT_BUDGET, launch
 from gpusim.presets import PRESETS, get_preset
+from gpusim.sm.sanitize_report import parse_checks
 
 
 def cmd_list(args):
@@ -112,9 +113,11 @@ def cmd_run(args):
     target = args.target
     spec = get_preset(args.gpu)
     budget = DEFAULT_BUDGET if args.max_instructions is None else args.max_instructions
+    check = getattr(args, "check", None)
+    parse_checks(check)                 # a misspelt check fails now, not after the run
     _ensure_compiled([_mode(args)])
     opts = dict(gpu=spec, mode=_mode(args), shared_mem=args.shared, max_instructions=budget,
-                regs_per_thread=args.regs)
+                regs_per_thread=args.regs, check=check)
     if target.endswith((".ptx", ".cu")):
         results, ok = _run_file(args, opts)
     else:
@@ -124,7 +127,24 @@ def cmd_run(args):
         else:
             results, ok = _run_program(args, opts)
     _show(results, args, ok)
-    return 0 if ok is not False else 1
+    found = _show_sanitizer(results)
+    return 0 if ok is not False and not found else 1
+
+
+def _show_sanitizer(results) -> int:
+    """The sanitizers' section (when checks ran); the number of distinct reports over all launches."""
+    runs = [r.sanitizer for r in results if r.sanitizer is not None]
+    if not runs:
+        return 0
+    found = 0
+    report.console.print("[bold]sanitizers[/bold]")
+    for i, s in enumerate(runs):
+        if len(runs) > 1:
+            report.console.print(f"launch {i}: {results[i].kernel[:60]}")
+        for line in s.lines():
+            report.console.print(line, markup=False, highlight=False)
+        found += len(s.reports)
+    return found
 
 
 def _run_program(args, opts):

@@ -8,12 +8,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gpusim import jitcache
-from gpusim.errors import KernelFault, LaunchError
+from gpusim.errors import LaunchError
 from gpusim.kernels import PTXKernel, numba_kernel
 from gpusim.memory.device import DeviceMemory
 from gpusim.presets import get_preset
 from gpusim.sm.executor import run_grid, run_grid_together
-from gpusim.sm.results import fault_message, functional_metrics
+from gpusim.sm.results import functional_metrics
+from gpusim.sm.sanitize_report import collect, kernel_fault, parse_checks
 from gpusim.sm.state import make_mach, make_prog
 
 # warp instructions before the watchdog stops a launch: ~1 minute of functional mode, ~8 of timing
@@ -34,6 +35,12 @@ class LaunchResult:
     decoded: object = None
     wall_s: float = 0.0
     timing: object = None
+    sanitizer: object = None     # with check=...: sm/sanitize_report.py SanitizerResult (reports, totals)
+
+    @property
+    def hazards(self) -> list:
+        """racecheck's distinct hazards (empty without check="racecheck")."""
+        return self.sanitizer.hazards if self.sanitizer else []
 
     @property
     def warp_instructions(self) -> int:
@@ -223,7 +230,7 @@ def _check_stack(stack_size):
 def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", shared_mem: int = 0,
            signature=None, max_instructions: int = DEFAULT_BUDGET, fma: bool = False,
            regs_per_thread: int | None = None, stack_size: int | None = None, cooperative: bool = False,
-           **opts) -> LaunchResult:
+           check=None, **opts) -> LaunchResult:
     """Run `kernel[grid, block](*args)` on the simulated GPU `gpu`.
 
     numpy arrays are copied to simulated device memory and back in place afterwards (as numba.cuda
@@ -238,6 +245,8 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
     fma (numba kernels): False, the default the public launch contract fixes, keeps separate
     mul.rn/add.rn so float32 results equal numpy's bit for bit; True compiles what numba.cuda runs on
     a GPU (NVVM contracts a*b+c into fma.rn), as the validation suite does.
+    check: sanitizers, as compute-sanitizer's --tool: "racecheck", "synccheck", "memcheck" (always on),
+    "all", or several ("racecheck,synccheck" or a tuple); the reports are in `result.sanitizer`.
     """
     import time
     if mode not in ("functional", "timing"):
@@ -254,6 +263,7 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
         raise LaunchError(f"grid {g} exceeds the limits (2^31-1, 65535, 65535)")
     _check_regs(regs_per_thread, spec)
     _check_stack(stack_size)
+    checks = parse_checks(check)
     progress = opts.pop("progress", None)
     if opts:
         raise LaunchError(f"unknown launch option(s): {', '.join(sorted(opts))}")
@@ -282,12 +292,14 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
     if mode == "timing":
         from gpusim.timing.engine import run_timing
         run = run_timing(d, mem, pmem, g, b, spec, shared_mem, max_instructions, regs_per_thread=regs_per_thread,
-                         progress=progress, stack_size=stack_size)
+                         progress=progress, stack_size=stack_size, checks=checks)
         res = LaunchResult(kernel=d.name, grid=g, block=b, mode="timing", gpu=spec.name, decoded=d,
                            metrics=run.metrics, cycles=run.cycles, per_pc=run.per_pc,
-                           timing={"occupancy": run.occupancy, "clock_mhz": spec.clock_mhz})
+                           timing={"occupancy": run.occupancy, "clock_mhz": spec.clock_mhz},
+                           sanitizer=run.sanitizer)
     else:
-        res = _run_functional(k, d, mem, pmem, g, b, spec, shared_mem, max_instructions, stack_size, cooperative)
+        res = _run_functional(k, d, mem, pmem, g, b, spec, shared_mem, max_instructions, stack_size, cooperative,
+                              checks)
     res.wall_s = time.perf_counter() - t0
     if cold:
         jitcache.mark_warm(mode)
@@ -314,18 +326,19 @@ def _check_cooperative(d, spec, g, b, shared_mem, regs_per_thread):
 
 
 def _run_functional(k, d, mem, pmem, g, b, spec, shared_mem, budget, stack_size=None,
-                    cooperative=False) -> LaunchResult:
+                    cooperative=False, checks=(0, ())) -> LaunchResult:
     nthreads = b[0] * b[1] * b[2]
     nwarps = (nthreads + 31) // 32
     total = g[0] * g[1] * g[2]
     together = total if cooperative else 1      # CTAs resident at once
     P = make_prog(d)
     M = make_mach(d, nwarps * together, together, mem.gmem, mem.alo, mem.ahi, pmem, b, g, spec.n_sm, shared_mem,
-                  budget, stack_size)
+                  budget, stack_size, checks=checks[0])
     r = run_grid_together(P, M, total, 256) if cooperative else run_grid(P, M, 0, total, 4096)
     if r != 0:
-        raise KernelFault(fault_message(d, M, g, b))
+        raise kernel_fault(d, M, g, b, checks[1])
     res = LaunchResult(kernel=d.name, grid=g, block=b, mode="functional", gpu=spec.name, decoded=d)
     res.metrics = functional_metrics(M, d)
     res.per_pc = {"warp": M.pc_warp.copy(), "thread": M.pc_thread.copy()}
+    res.sanitizer = collect(d, M, b, checks[1])
     return res

@@ -18,6 +18,7 @@ from gpusim.sm.compare import exec_cvta, exec_mov, exec_select, exec_set, exec_s
 from gpusim.sm.convert import exec_cvt
 from gpusim.sm.memops import exec_atom, exec_ld, exec_st
 from gpusim.sm.operands import read_sreg
+from gpusim.sm.sanitize import A_ATOMIC, A_READ, A_WRITE, F_RACE, PI_SYNCWARP, new_cta, shared_access, warp_sync
 from gpusim.sm.simt import barrier, branch, call, exit_lanes, ret_from_func, settle
 from gpusim.sm.state import W_BARRIER, W_DONE, W_READY, Lanes, MemLanes
 from gpusim.sm.warpops import exec_activemask, exec_match, exec_redux, exec_shfl, exec_vote
@@ -100,9 +101,13 @@ def step(P, M, w):
             M.cnt[oc.CNT_DIVERGENT] += 1
     elif op == OP_LD or op == OP_LDU:
         M.cnt[oc.CNT_LD] += 1
+        if M.san.ctl[0] & F_RACE:
+            shared_access(P, M, M.san, i, w, emask, pc, A_READ)
         exec_ld(P, mem_lanes(M), i, w, emask, pc)
     elif op == OP_ST:
         M.cnt[oc.CNT_ST] += 1
+        if M.san.ctl[0] & F_RACE:
+            shared_access(P, M, M.san, i, w, emask, pc, A_WRITE)
         exec_st(P, mem_lanes(M), i, w, emask, pc)
     elif op == OP_SETP:
         exec_setp(P, L, i, w, emask)
@@ -125,6 +130,8 @@ def step(P, M, w):
                 return S_BARRIER
     elif op == OP_ATOM or op == OP_RED:
         M.cnt[oc.CNT_ATOM] += 1
+        if M.san.ctl[0] & F_RACE:
+            shared_access(P, M, M.san, i, w, emask, pc, A_ATOMIC)
         exec_atom(P, mem_lanes(M), i, w, emask, pc, op == OP_ATOM)
     elif op == OP_EXIT or op == OP_RET:
         if emask != 0:
@@ -154,7 +161,8 @@ def step(P, M, w):
         if emask != 0:
             fault(M, oc.E_TRAP, w, 0, pc, 0, 0, 0)
     elif op == OP_MEMBAR or op == OP_NOP or op == OP_BRKPT or op == OP_NANOSLEEP:
-        pass
+        if M.san.ctl[0] != 0 and M.san.pcinfo[pc] & PI_SYNCWARP and emask != 0:
+            warp_sync(P, M, M.san, i, w, pc, emask)     # bar.warp.sync under a sanitizer
     elif op == OP_FMA or (op >= FLOAT_ONLY_LO and op <= FLOAT_ONLY_HI) or P.tkind[ty] == K_FLOAT:
         if op == OP_MAD and P.tkind[ty] != K_FLOAT:
             exec_int(P, L, i, w, emask)
@@ -205,6 +213,8 @@ def init_cta(M, c, cx, cy, cz, sm, nthreads, nwarps):
         M.bar_expect[c, b] = 0
         M.bar_red[c, b] = 0
     M.smem[c, :] = 0
+    if M.san.ctl[0] != 0:
+        new_cta(M.san, c)
 
 
 @njit(no_cpython_wrapper=True, inline="always")

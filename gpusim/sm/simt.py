@@ -14,6 +14,7 @@ from gpusim.isa.calls import CALL_HEAD, K_IMM, K_LOCAL, K_PARAM, K_REG, K_SHARED
 from gpusim.jit import njit
 from gpusim.memory.access import _rd, _wr, fault
 from gpusim.sm.operands import bits, put
+from gpusim.sm.sanitize import barrier_arrive, barrier_released
 from gpusim.sm.state import CALL_DEPTH, G_STACK, NBAR, STACK_DEPTH, W_BARRIER, W_DONE, W_READY
 
 
@@ -93,6 +94,8 @@ def release(M, c, b):
     M.bar_arrived[c, b] = 0
     M.bar_expect[c, b] = 0
     M.bar_red[c, b] = 0
+    if M.san.ctl[0] != 0:
+        barrier_released(M.san, c, b)
 
 
 @njit(no_cpython_wrapper=True)
@@ -113,6 +116,8 @@ def barrier(P, M, i, w, pc, emask):
         expect = bits(P, M, i, oc.S0 + 1, w, first)
     elif kind == 2 and nsrc > 2:
         expect = bits(P, M, i, oc.S0 + 1, w, first)
+    if M.san.ctl[0] != 0:
+        barrier_arrive(M.san, M, c, w, pc, emask, b, expect, kind)
     if kind == 2:
         cpred = oc.S0 + nsrc - 1
         for l in range(32):

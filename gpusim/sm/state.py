@@ -42,6 +42,7 @@ Mach = namedtuple("Mach", [
     "tr_addr", "tr_info",                 # last memory instruction's lane addresses and info (timing)
     "si", "sf",                           # scratch: int64[4, 32] and float64[4, 32] operand vectors
     "sregs",                              # int64[NSLOT, 32]: special registers read by the current instruction
+    "san",                                # sanitizer state (sm/sanitize.py San; tiny unless a check is on)
 ])
 
 # What the ALU and warp-wide instructions see of a warp, and what memory instructions see: small
@@ -60,9 +61,11 @@ def make_prog(k) -> Prog:
 
 def make_mach(k, n_warp_slots: int, n_cta_slots: int, gmem: np.ndarray, alo: np.ndarray, ahi: np.ndarray,
               pmem: np.ndarray, block: tuple, grid: tuple, nsm: int, dyn_smem: int, budget: int,
-              stack_size: int | None = None) -> Mach:
+              stack_size: int | None = None, checks: int = 0) -> Mach:
     """stack_size: call-stack bytes per thread after the static local frames (default: STACK_SIZE
-    when the kernel recurses, else none)."""
+    when the kernel recurses, else none); checks: sanitizer flags (sm/sanitize.py F_RACE | F_SYNC),
+    0 for none."""
+    from gpusim.sm.sanitize import make_san  # sanitize imports the executor's units, which import this
     W, C = n_warp_slots, n_cta_slots
     if stack_size is None:
         stack_size = STACK_SIZE if k.recursive else 0
@@ -106,6 +109,7 @@ def make_mach(k, n_warp_slots: int, n_cta_slots: int, gmem: np.ndarray, alo: np.
         tr_addr=np.zeros(32, np.int64), tr_info=np.zeros(8, np.int64),
         si=np.zeros((4, 32), np.int64), sf=np.zeros((4, 32), np.float64),
         sregs=np.zeros((oc.NSLOT, 32), np.int64),
+        san=make_san(checks, W, C, smem_bytes, NBAR, k.texts),
     )
 
 

@@ -6,8 +6,9 @@ from dataclasses import dataclass
 
 import simpy
 
-from gpusim.errors import KernelFault, LaunchError
-from gpusim.sm.results import fault_message, functional_metrics
+from gpusim.errors import LaunchError
+from gpusim.sm.results import functional_metrics
+from gpusim.sm.sanitize_report import collect, kernel_fault
 from gpusim.sm.state import make_mach, make_prog
 from gpusim.timing.gigathread import GigaThread
 from gpusim.timing.metrics import timing_metrics
@@ -21,11 +22,12 @@ class TimingRun:
     metrics: dict
     per_pc: dict
     occupancy: object
+    sanitizer: object = None
 
 
 def run_timing(d, mem, pmem, g, b, spec, shared_mem, budget, regs_per_thread=None, progress=None,
-               stack_size=None) -> TimingRun:
-    """launch() has checked the launch shape, shared memory and options."""
+               stack_size=None, checks=(0, ())) -> TimingRun:
+    """launch() has checked the launch shape, shared memory and options; checks: sanitizer (flags, names)."""
     nthreads = b[0] * b[1] * b[2]
     total = g[0] * g[1] * g[2]
     regs = regs_per_thread or d.regs_per_thread
@@ -41,7 +43,7 @@ def run_timing(d, mem, pmem, g, b, spec, shared_mem, budget, regs_per_thread=Non
     warps_per_sm = -(-resident * occ.warps_per_cta // nsub) * nsub
     P = make_prog(d)
     M = make_mach(d, spec.n_sm * warps_per_sm, spec.n_sm * resident, mem.gmem, mem.alo, mem.ahi, pmem, b, g,
-                  spec.n_sm, shared_mem, budget, stack_size)
+                  spec.n_sm, shared_mem, budget, stack_size, checks=checks[0])
     U = make_units(spec, d, warps_per_sm, resident)
     counters = core_counters()
     env = simpy.Environment()
@@ -54,11 +56,11 @@ def run_timing(d, mem, pmem, g, b, spec, shared_mem, budget, regs_per_thread=Non
     env.process(kernel(env))
     env.run()
     if gt.fault or M.err[0] != 0:
-        raise KernelFault(fault_message(d, M, g, b))
+        raise kernel_fault(d, M, g, b, checks[1])
     cycles = max(int(env.now), int(U.lsu.last_drain[0]))     # outstanding stores and atomics drain first
     metrics = functional_metrics(M, d)
     metrics.update(timing_metrics(spec, d, U, counters, occ, cycles))
     per_pc = {"warp": M.pc_warp.copy(), "thread": M.pc_thread.copy(), "stall": U.sched.pc_stall.copy(),
               "sectors": U.lsu.pc_sectors.copy(), "requests": U.lsu.pc_requests.copy(),
               "wavefronts": U.smem.pc_wavefronts.copy(), "bank_conflicts": U.smem.pc_conflicts.copy()}
-    return TimingRun(cycles, metrics, per_pc, occ)
+    return TimingRun(cycles, metrics, per_pc, occ, collect(d, M, b, checks[1]))
