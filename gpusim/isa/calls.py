@@ -167,3 +167,20 @@ def save_sets(sites, cyclic: set, regs_of: dict[str, list], frames: dict[str, tu
     for k, r in enumerate(rows):
         arr[k, :len(r)] = r
     return ids, arr
+
+
+def recursion(dec, ins, opk, opv):
+    """({call index: save id}, saves array) for decoder `dec`'s calls (see save_sets)."""
+    from types import SimpleNamespace
+
+    from gpusim.isa.liveness import live_in_sets
+    regs_of: dict[str, list] = {}
+    for (scope, _), r in dec.regs.items():
+        regs_of.setdefault(scope, []).append(r)
+    live = []
+
+    def live_after(pc):
+        if not live:
+            live.append(live_in_sets(SimpleNamespace(n=len(ins), ins=ins, opk=opk, opv=opv)))
+        return live[0][pc + 1] if pc + 1 < len(ins) else set()
+    return save_sets(dec.call_sites, dec.cyclic, regs_of, dec.frames, live_after, dec.frame_reg)

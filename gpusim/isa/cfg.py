@@ -7,6 +7,8 @@ in a kernel) reach a virtual exit node; a branch whose IPDOM is that node gets r
 """
 from __future__ import annotations
 
+from gpusim.isa import opcodes as oc
+
 
 def basic_blocks(n: int, is_branch, targets, is_terminal) -> tuple[list[int], list[list[int]]]:
     """Leaders and successor lists over instruction indices [0, n).
@@ -106,3 +108,25 @@ def reconvergence_points(n, is_branch, targets, is_terminal, exit_pc: int = -1) 
             p = ipdom[b]
             rpc[last] = block_start[p] if p < len(starts) else exit_pc
     return rpc
+
+
+def reconverge(ins, starts) -> None:
+    """Fill ins[:, F_RECONV] for every branch of each function [starts[k], starts[k+1])."""
+    for a, b in zip(starts, starts[1:]):
+        n = b - a
+        op = ins[a:b, oc.F_OP]
+        is_branch = [op[i] == oc.OP["bra"] for i in range(n)]
+        targets = [ins[a + i, oc.F_TARGET] - a if is_branch[i] else 0 for i in range(n)]
+        term = []
+        for i in range(n):
+            # a kernel's ret ends its path wherever the compiler placed it
+            if op[i] in (oc.OP["exit"], oc.OP["ret"], oc.OP["trap"], oc.OP["retf"]):
+                term.append("exit" if ins[a + i, oc.F_GUARD] < 0 else None)
+            elif is_branch[i] and ins[a + i, oc.F_GUARD] < 0:
+                term.append("jump")
+            else:
+                term.append(None)
+        rpc = reconvergence_points(n, is_branch, targets, term, exit_pc=-1)
+        for i in range(n):
+            if is_branch[i]:
+                ins[a + i, oc.F_RECONV] = rpc[i] + a if rpc[i] >= 0 else -1

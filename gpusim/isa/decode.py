@@ -14,9 +14,9 @@ from gpusim.errors import PTXSyntaxError, UnsupportedInstruction
 from gpusim.isa import ast
 from gpusim.isa import opcodes as oc
 from gpusim.isa.b128 import lower_b128
-from gpusim.isa.calls import CALL_W, FRAME_REG, call_record, cyclic_functions, save_sets
+from gpusim.isa.calls import CALL_W, FRAME_REG, call_record, cyclic_functions, recursion
 from gpusim.isa.ccflag import attach_carry
-from gpusim.isa.cfg import reconvergence_points
+from gpusim.isa.cfg import reconverge
 from gpusim.isa.classes import instruction_class
 from gpusim.isa.forms import check_instruction, reg_type, special_register_family
 from gpusim.isa.immediates import imm_bits
@@ -236,8 +236,11 @@ class Decoder:
             texts.append(it.text.strip())
             ins[pc, oc.F_LINE] = it.line
             self.instr(pc, fn, self._frame_mov(fn, it), ins, opk, opv, opo, labels, entries, retf, calls)
-        self.reconverge(ins, seq, entries, retf)
-        saves = self.recursion(calls, ins, opk, opv)
+        reconverge(ins, sorted(entries.values()) + [len(seq)])
+        ids, saves = recursion(self, ins, opk, opv)
+        for ci, sid in ids.items():
+            calls[ci][3] = sid
+        self.recursive_calls = len(ids)
         for pc in range(n):     # branches straight to a kernel exit retire their taken lanes at once
             if ins[pc, oc.F_OP] == oc.OP["bra"] and ins[pc, oc.F_TARGET] >= 0:
                 tgt = ins[pc, oc.F_TARGET]
@@ -261,27 +264,6 @@ class Decoder:
         if loc is None or loc[1] == 0:
             return None
         return (self.m.files.get(loc[0], "?"), loc[1])
-
-    def reconverge(self, ins, seq, entries, retf):
-        starts = sorted(entries.values()) + [len(seq)]
-        for a, b in zip(starts, starts[1:]):
-            n = b - a
-            op = ins[a:b, oc.F_OP]
-            is_branch = [op[i] == oc.OP["bra"] for i in range(n)]
-            targets = [ins[a + i, oc.F_TARGET] - a if is_branch[i] else 0 for i in range(n)]
-            term = []
-            for i in range(n):
-                # a kernel's ret ends its path wherever the compiler placed it
-                if op[i] in (oc.OP["exit"], oc.OP["ret"], oc.OP["trap"], oc.OP["retf"]):
-                    term.append("exit" if ins[a + i, oc.F_GUARD] < 0 else None)
-                elif is_branch[i] and ins[a + i, oc.F_GUARD] < 0:
-                    term.append("jump")
-                else:
-                    term.append(None)
-            rpc = reconvergence_points(n, is_branch, targets, term, exit_pc=-1)
-            for i in range(n):
-                if is_branch[i]:
-                    ins[a + i, oc.F_RECONV] = rpc[i] + a if rpc[i] >= 0 else -1
 
     # ------------------------------------------------------------------ one instruction
     def instr(self, pc, fn, it: ast.Instr, ins, opk, opv, opo, labels, entries, retf, calls):
@@ -460,27 +442,6 @@ class Decoder:
         row[oc.F_TARGET] = len(calls)
         self.call_sites.append((len(calls), pc, fn.name, callee))
         calls.append(rec)
-
-    def recursion(self, calls, ins, opk, opv):
-        """Save sets for functions on call-graph cycles (see calls.py); marks the call records."""
-        from types import SimpleNamespace
-
-        from gpusim.isa.liveness import live_in_sets
-        regs_of: dict[str, list] = {}
-        for (scope, _), r in self.regs.items():
-            regs_of.setdefault(scope, []).append(r)
-        live = None
-
-        def live_after(pc):
-            nonlocal live
-            if live is None:
-                live = live_in_sets(SimpleNamespace(n=len(ins), ins=ins, opk=opk, opv=opv))
-            return live[pc + 1] if pc + 1 < len(ins) else set()
-        ids, saves = save_sets(self.call_sites, self.cyclic, regs_of, self.frames, live_after, self.frame_reg)
-        for ci, sid in ids.items():
-            calls[ci][3] = sid
-        self.recursive_calls = len(ids)
-        return saves
 
 
 def decode_kernel(module: ast.Module, kernel: str) -> DecodedKernel:
