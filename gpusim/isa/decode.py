@@ -20,6 +20,7 @@ from gpusim.isa.immediates import imm_bits
 from gpusim.isa.layout import Layout as _Layout
 from gpusim.isa.layout import align as _align
 from gpusim.isa.layout import init_bytes as _init_bytes
+from gpusim.isa.limits import check_totals
 from gpusim.isa.modifiers import classify
 from gpusim.isa.schedule import sink_load_consumers
 from gpusim.isa.spaces import GLOBAL_BASE
@@ -133,13 +134,24 @@ class Decoder:
             self.sym[v.name] = (oc.SP_SHARED, dyn)
             for fn in self._functions():
                 self.func_sym[(fn.name, v.name)] = (oc.SP_SHARED, dyn)
+        check_totals(self)
         for v in self.m.vars:
             if v.space in ("global", "const") and v.init:
-                data = _init_bytes(v, lambda s: self.sym[s][1])
+                data = self._init(v)
                 if v.space == "global":
                     self.global_inits.append((self.glob.addr[v.name], data))
                 else:
                     self.const_init = getattr(self, "const_init", []) + [(self.const.addr[v.name], data)]
+
+    def _init(self, v: ast.VarDecl) -> bytes:
+        def resolve(name):
+            if name not in self.sym:
+                raise PTXSyntaxError(f"unknown symbol '{name}' in the initializer of '{v.name}'", self.file, v.line, 1)
+            return self.sym[name][1]
+        try:
+            return _init_bytes(v, resolve)
+        except ValueError as e:
+            raise PTXSyntaxError(f"bad initializer of '{v.name}': {e}", self.file, v.line, 1) from None
 
     def _functions(self):
         yield self.k
@@ -169,7 +181,8 @@ class Decoder:
         stem = name.rstrip("0123456789")
         if stem not in fn.reg_ranges or stem == name:
             return False
-        return int(name[len(stem):]) < fn.reg_ranges[stem][1]
+        digits = name[len(stem):]
+        return len(digits) <= 9 and int(digits) < fn.reg_ranges[stem][1]
 
     def _fail(self, ins: ast.Instr, msg: str):
         raise PTXSyntaxError(msg, self.file, ins.line, ins.col, ins.text)
@@ -378,7 +391,10 @@ class Decoder:
                 opv[pc, slot] = self.reg(fn, x.name, it)
         elif isinstance(x, ast.Imm):
             opk[pc, slot] = oc.OK_IMM
-            opv[pc, slot] = imm_bits(x, ty)
+            try:
+                opv[pc, slot] = imm_bits(x, ty)
+            except ValueError as e:
+                self._fail(it, f"bad immediate: {e}")
         elif isinstance(x, ast.Sym):
             hit = self.lookup(fn, x.name)
             if hit is None:
@@ -427,19 +443,31 @@ class Decoder:
             args = list(ops.pop(0).items)
         if len(args) > MAX_CALL_ARGS or len(rets) > 2:
             raise UnsupportedInstruction(it.opcode, self.file, it.line, it.text, "too many call parameters")
+        if len(args) != len(callee.params) or len(rets) != len(callee.rets):
+            self._fail(it, f"'{callee_name}' takes {len(callee.params)} parameters and {len(callee.rets)} "
+                           f"return values; the call passes {len(args)} and {len(rets)}")
         rec = [entries[callee_name], len(args), len(rets)]
         for a, p in zip(args, callee.params):
-            src = self.lookup(fn, a.name)
-            dst = self.func_sym[(callee.name, p.name)]
-            rec += [src[1], dst[1], p.size]
+            rec += [self._call_slot(fn, it, a, p.size), self.func_sym[(callee.name, p.name)][1], p.size]
         rec += [0, 0, 0] * (MAX_CALL_ARGS - len(args))
         for r, p in zip(rets, callee.rets):
-            src = self.func_sym[(callee.name, p.name)]
-            dst = self.lookup(fn, r.name)
-            rec += [src[1], dst[1], p.size]
+            rec += [self.func_sym[(callee.name, p.name)][1], self._call_slot(fn, it, r, p.size), p.size]
         rec += [0, 0, 0] * (2 - len(rets))
         row[oc.F_TARGET] = len(calls)
         calls.append(rec)
+
+
+    def _call_slot(self, fn, it, x, size) -> int:
+        """The per-thread (local) offset of a call argument or return target, which the executor
+        copies `size` bytes to or from; other operands are refused by name."""
+        hit = self.lookup(fn, x.name) if isinstance(x, ast.Sym) else None
+        if hit is None or hit[0] != oc.SP_LOCAL or hit[1] + size > self.local.size:
+            what = getattr(x, "name", None) or getattr(x, "text", "?")
+            raise UnsupportedInstruction(it.opcode, self.file, it.line, it.text,
+                                         f"call operand '{what}' is not a .param/.local variable of the caller "
+                                         f"with {size} bytes (kernel parameters and other spaces are not "
+                                         "supported here)")
+        return hit[1]
 
 
 def decode_kernel(module: ast.Module, kernel: str) -> DecodedKernel:
