@@ -120,8 +120,13 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for argv, want in mistakes(files(Path(tmp))):
             argv_b = [os.fsencode(a) for a in argv]
-            r = subprocess.run([sys.executable, "-m", "gpusim.cli", *argv_b], capture_output=True, env=env,
-                               timeout=600, cwd=tmp)
+            try:
+                r = subprocess.run([sys.executable, "-m", "gpusim.cli", *argv_b], capture_output=True, env=env,
+                                   timeout=300, cwd=tmp)
+            except subprocess.TimeoutExpired:      # a mistake found only after minutes of work
+                bad += 1
+                print(f"BAD  timeout  want={want} {' '.join(argv)[:70]}", flush=True)
+                continue
             err = r.stderr.decode("utf-8", "replace")
             lines = [ln for ln in err.splitlines() if ln.strip() and not ln.startswith("gpusim: compil")]
             tb = "Traceback" in err

@@ -54,8 +54,8 @@ def _is_int(x) -> bool:
 
 
 def _dim3(v, what: str) -> tuple:
-    """A grid or block as 3 positive ints within sm_90's limits; anything else (a float, a bool, a
-    string, too many dimensions) is refused rather than converted."""
+    """A grid or block as 3 positive ints; anything else (a float, a bool, a string, too many
+    dimensions) is refused rather than converted."""
     if _is_int(v):
         v = (v,)
     if not isinstance(v, (tuple, list)) or not all(_is_int(x) for x in v):
@@ -63,11 +63,13 @@ def _dim3(v, what: str) -> tuple:
     t = tuple(int(x) for x in v)
     if not 1 <= len(t) <= 3 or any(x < 1 for x in t):
         raise LaunchError(f"{what} must be 1-3 positive ints, got {v!r}")
-    t = t + (1,) * (3 - len(t))
+    return t + (1,) * (3 - len(t))
+
+
+def _check_dims(t: tuple, what: str) -> None:
     top = MAX_BLOCK_DIM if what == "block" else MAX_GRID_DIM
     if any(x > m for x, m in zip(t, top)):
         raise LaunchError(f"{what} {t} exceeds the largest {what} dimensions {top}")
-    return t
 
 
 def _numba_type(a):
@@ -228,6 +230,8 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
     if nthreads > _max_block(spec):
         raise LaunchError(f"block of {nthreads} threads exceeds the {_max_block(spec)} allowed per block "
                           f"on {spec.name}")
+    _check_dims(b, "block")
+    _check_dims(g, "grid")
     _check_regs(regs_per_thread, spec)
     progress = opts.pop("progress", None)
     if opts:
