@@ -78,6 +78,8 @@ def _numba_type(a):
         return typeof(a)
     if isinstance(a, (bool, np.bool_)):
         return typeof(np.bool_(a))
+    if isinstance(a, (int, np.integer)) and not -(1 << 63) <= int(a) < (1 << 64):
+        raise LaunchError(f"integer argument {a} does not fit 64 bits")
     if isinstance(a, (int, float, complex, np.generic)):
         return typeof(a)
     raise LaunchError(f"unsupported kernel argument of type {type(a).__name__}: pass numpy arrays or scalars")
@@ -131,7 +133,8 @@ def _flatten_args(k: PTXKernel, args, mem: DeviceMemory, copies: list) -> list:
     for idx, a in enumerate(args):
         if isinstance(a, np.ndarray):
             src = a if (a.flags.c_contiguous or a.flags.f_contiguous) else np.ascontiguousarray(a)
-            if not numba_style and idx < len(k.decoded.params) and k.decoded.params[idx].size != 8:
+            if not numba_style and idx < len(k.decoded.params) and (k.decoded.params[idx].size != 8
+                                                                   or k.decoded.params[idx].type == "f64"):
                 p = k.decoded.params[idx]
                 raise LaunchError(f"argument {idx} is an array (passed as a 64-bit pointer) but parameter "
                                   f"'{p.name}' is .{p.type}")
@@ -146,6 +149,9 @@ def _flatten_args(k: PTXKernel, args, mem: DeviceMemory, copies: list) -> list:
             t = k.signature[idx]
             if hasattr(t, "ndim"):
                 raise LaunchError(f"argument {idx} is {type(a).__name__} but the signature says an array {t}")
+            if "complex" in str(t) or hasattr(t, "fields"):
+                raise LaunchError(f"argument {idx} is a {t} scalar: complex and record scalar arguments are not "
+                                  "supported (pass them in an array)")
             flat.append(np.dtype(str(t)).type(a) if str(t) != "bool" else np.bool_(a))
         else:
             flat.append(a)

@@ -115,7 +115,7 @@ class Parser:
             if mod.address_size not in (32, 64):
                 self.error(f".address_size must be 32 or 64, got {vals[0]}", toks[0])
         elif name == ".file" and len(toks) >= 2:
-            mod.files[self.int_value(toks[0], limit=limits.MAX_LOC_LINE)] = vals[1].strip('"')
+            mod.files[self.int_value(toks[0], limit=limits.MAX_LOC_LINE + 1)] = vals[1].strip('"')
 
     def skip_section(self):
         self.next()
@@ -287,7 +287,7 @@ class Parser:
                 self.next()
                 vals = self.rest_of_line()
                 if len(vals) >= 2:
-                    self.loc = tuple(self.int_value(v, limit=limits.MAX_LOC_LINE) for v in vals[:2])
+                    self.loc = tuple(self.int_value(v, limit=limits.MAX_LOC_LINE + 1) for v in vals[:2])
             elif t in (".pragma", ".maxnreg") or t.startswith(".") and t not in _SPACES:
                 self.next()
                 self.skip_statement()

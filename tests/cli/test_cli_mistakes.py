@@ -187,3 +187,20 @@ def test_globals_beyond_the_presets_device_memory_are_refused_before_allocation(
     text = PTR_KERNEL.replace(".visible .entry", ".global .align 8 .b8 big[17179869184];\n.visible .entry")
     with pytest.raises(LaunchError, match="dram.capacity"):
         gpusim.launch(gpusim.load_ptx(text)["k"], 1, 32, np.zeros(4, np.uint32), gpu="v100", mode="functional")
+
+
+def _store(a, x):
+    a[0] = x
+
+
+@pytest.mark.parametrize("x, words", [(2**70, "does not fit 64 bits"), (1 + 2j, "complex")])
+def test_scalar_numba_cannot_pass_is_refused_by_name(x, words):
+    """2**70 raised numba's ValueError; a complex scalar was refused with a parameter count."""
+    with pytest.raises(LaunchError, match=words):
+        gpusim.launch(_store, 1, 1, np.zeros(1, np.complex64), x, mode="functional")
+
+
+def test_array_for_a_double_parameter_is_refused():
+    text = PTR_KERNEL.replace(".param .u64 out", ".param .f64 out")
+    with pytest.raises(LaunchError, match="64-bit pointer"):
+        gpusim.launch(gpusim.load_ptx(text)["k"], 1, 32, np.zeros(4, np.uint32), mode="functional")
