@@ -9,36 +9,57 @@ from gpusim.errors import GpusimError
 EXIT_USER = 2
 
 
-def _positive(text: str) -> int:
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a mistake is one line (`gpusim: error: ...`, exit 2) rather than usage + error."""
+
+    def error(self, message):
+        self.exit(EXIT_USER, f"gpusim: error: {self.prog}: {_printable(message)} (see `{self.prog} --help`)\n")
+
+
+def _whole(text: str, least: int) -> int:
     try:
         n = int(text)
     except ValueError:
-        n = 0
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}")
+        n = least - 1
+    if n < least:
+        kind = "positive" if least == 1 else "non-negative"
+        raise argparse.ArgumentTypeError(f"expected a {kind} whole number, got {text!r}")
     return n
 
 
+def _positive(text: str) -> int:
+    return _whole(text, 1)
+
+
+def _natural(text: str) -> int:
+    return _whole(text, 0)
+
+
+def _printable(msg: str) -> str:
+    """msg with what the terminal cannot show (undecodable bytes of a file name) escaped."""
+    return msg.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="gpusim", description="A cycle-approximate GPU simulator for PTX kernels.")
-    sub = p.add_subparsers(dest="cmd", required=True)
+    p = _Parser(prog="gpusim", description="A cycle-approximate GPU simulator for PTX kernels.")
+    sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
     sub.add_parser("list", help="list example programs and GPU presets")
     r = sub.add_parser("run", help="run an example program, a .ptx or a .cu file")
     r.add_argument("target", help="program name (see `gpusim list`), FILE.ptx or FILE.cu")
     r.add_argument("--gpu", default="h100", help="preset name or a .toml override file (default h100)")
     r.add_argument("--mode", default=None, choices=["functional", "timing"],
                    help="simulation mode (default: timing)")
-    r.add_argument("--size", type=int, default=None, help="problem size (program-specific)")
+    r.add_argument("--size", type=_positive, default=None, help="problem size (program-specific)")
     r.add_argument("--small", action="store_true", help="use the program's small test size")
-    r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--seed", type=_natural, default=0)
     r.add_argument("--kernel", help="kernel name in a PTX/CUDA file")
     r.add_argument("--grid", help="grid for a PTX kernel: N or X,Y[,Z]")
     r.add_argument("--block", help="block for a PTX kernel: N or X,Y[,Z]")
     r.add_argument("--arg", action="append", default=[],
                    help="PTX kernel argument, repeat in order: f32[1024]=rand, i32[64]=arange, "
                         "f32[8]=fill:2.5, f32=2.5, i32=1024 (arrays are passed as pointers)")
-    r.add_argument("--shared", type=int, default=0, help="dynamic shared memory bytes per block")
-    r.add_argument("--regs", type=int, default=None, metavar="N",
+    r.add_argument("--shared", type=_natural, default=0, help="dynamic shared memory bytes per block")
+    r.add_argument("--regs", type=_positive, default=None, metavar="N",
                    help="registers per thread, overriding the estimate (timing mode: sets occupancy)")
     r.add_argument("--max-instructions", type=_positive, default=None,
                    help="watchdog budget in warp instructions (default gpusim.launch.DEFAULT_BUDGET, 200 M): "
@@ -82,8 +103,11 @@ def main(argv: list[str] | None = None) -> int:
         from gpusim import commands
         return getattr(commands, f"cmd_{args.cmd}")(args) or 0
     except GpusimError as e:
-        print(f"gpusim: error: {e}", file=sys.stderr)
+        print(_printable(f"gpusim: error: {e}"), file=sys.stderr)
         return EXIT_USER
+    except BrokenPipeError:         # `gpusim list | head`: the reader left; nothing to say
+        sys.stderr.close()
+        return 0
     except KeyboardInterrupt:
         print("gpusim: interrupted", file=sys.stderr)
         return 130

@@ -109,8 +109,41 @@ def cmd_warmup(args):
     return 0
 
 
+def check_writable(path: str | Path, what: str) -> Path:
+    """Refuse, before any work is done, an output path that cannot be written (a directory, a missing
+    folder, no permission): finding out after a long run would throw the run away."""
+    p = Path(path)
+    if p.is_dir():
+        raise GpusimError(f"{what} {path}: is a directory")
+    if not p.parent.is_dir():
+        raise GpusimError(f"{what} {path}: folder {p.parent} does not exist")
+    try:
+        if p.exists():
+            with open(p, "r+b"):
+                pass
+        else:
+            with open(p, "xb"):
+                pass
+            p.unlink()
+    except OSError as e:
+        raise GpusimError(f"{what} {path}: cannot write: {e.strerror}") from None
+    return p
+
+
+def _write_text(path: Path, text: str) -> None:
+    try:
+        path.write_text(text)
+    except OSError as e:
+        raise GpusimError(f"{path}: cannot write: {e.strerror}") from None
+
+
 def cmd_run(args):
     target = args.target
+    if args.json:
+        check_writable(args.json, "--json")
+    if args.csv:
+        check_writable(args.csv, "--csv")
+        check_writable(Path(args.csv).with_suffix(".lines.csv"), "--csv")
     spec = get_preset(args.gpu)
     budget = DEFAULT_BUDGET if args.max_instructions is None else args.max_instructions
     check = getattr(args, "check", None)
@@ -199,6 +232,8 @@ def _run_file(args, opts):
     mod = load_cuda(args.target) if args.target.endswith(".cu") else load_ptx(args.target)
     if args.kernel is None:
         names = list(mod)
+        if not names:
+            raise LaunchError(f"{args.target} has no kernel (.entry)")
         if len(names) != 1:
             raise LaunchError(f"{args.target} has kernels {', '.join(names)}: choose one with --kernel")
         args.kernel = names[0]
@@ -249,9 +284,12 @@ def _show(results, args, ok):
         for t in report_lines.lines_tables(results[0]):
             report.console.print(t)
     if args.json:
-        Path(args.json).write_text(json.dumps([_export(r) for r in results], indent=1))
+        _write_text(Path(args.json), json.dumps([_export(r) for r in results], indent=1))
     if args.csv:
-        _write_csv(Path(args.csv), results)
+        try:
+            _write_csv(Path(args.csv), results)
+        except OSError as e:
+            raise GpusimError(f"{args.csv}: cannot write: {e.strerror}") from None
 
 
 def _write_csv(path: Path, results):
@@ -294,6 +332,14 @@ def cmd_validate(args):
     from validation import replay as v
     spec = get_preset(args.gpu)
     names = args.case or None
+    known = [rec["case"] for rec in v.recorded_cases()]
+    for name in names or []:
+        if name not in known:
+            raise GpusimError(f"unknown case '{name}' (recorded cases: {', '.join(known)})")
+    if not names:
+        out = check_writable(args.out, "--out")
+        check_writable(out.with_suffix(".png"), "--out")
+        check_writable(out.with_name("sim_results.json"), "--out")
 
     def show(row):
         report.console.print(f"{row['case']:24s} H100 {row['hw_cycles']:>12,.0f}  gpusim {row['sim_cycles']:>12,}  "
@@ -320,6 +366,8 @@ def cmd_calibrate(args):
 
     from validation.calibrate import fit
     spec = get_preset(args.gpu)
+    if args.write:
+        check_writable(args.write, "--write")
     new, fitted = fit(spec, log=lambda s: report.console.print(s))
     t = Table(title=f"fitted parameters for {spec.name}", title_justify="left")
     for c in ("parameter", "preset", "fitted", "from"):
@@ -329,7 +377,7 @@ def cmd_calibrate(args):
     report.console.print(t)
     if args.write:
         from validation.calibrate import to_toml
-        Path(args.write).write_text(to_toml(spec.name, fitted))
+        _write_text(Path(args.write), to_toml(spec.name, fitted))
         report.console.print(f"wrote {args.write}: use it as --gpu {args.write}, or copy the values into "
                              "gpusim/presets.py")
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from gpusim.errors import GpusimError, LaunchError
 from gpusim.isa.decode import DecodedKernel, decode_kernel
+from gpusim.isa.lexer import decode_source
 from gpusim.isa.parser import parse_ptx
 
 CC = (9, 0)
@@ -62,7 +63,13 @@ def load_ptx(path_or_text: str | os.PathLike) -> PTXModule:
         p = Path(s)
         if not p.exists():
             raise LaunchError(f"{s}: no such PTX file")
-        return PTXModule(p.read_text(), p.name)
+        if p.is_dir():
+            raise LaunchError(f"{s}: is a directory, not a PTX file")
+        try:
+            data = p.read_bytes()
+        except OSError as e:
+            raise LaunchError(f"{s}: cannot read: {e.strerror}") from None
+        return PTXModule(decode_source(data, p.name), p.name)
     return PTXModule(s, "<ptx>")
 
 

@@ -1,7 +1,6 @@
 """gpusim.launch: run a kernel on a simulated GPU, numba.cuda style."""
 from __future__ import annotations
 
-import struct
 import sys
 from dataclasses import dataclass, field
 
@@ -11,11 +10,12 @@ from gpusim import jitcache
 from gpusim.errors import LaunchError
 from gpusim.kernels import PTXKernel, numba_kernel
 from gpusim.memory.device import DeviceMemory
-from gpusim.presets import get_preset
+from gpusim.presets import GPUSpec, get_preset
 from gpusim.sm.executor import run_grid, run_grid_together
 from gpusim.sm.results import functional_metrics
 from gpusim.sm.sanitize_report import collect, kernel_fault, parse_checks
 from gpusim.sm.state import make_mach, make_prog
+from gpusim.spec import check as check_spec
 
 # warp instructions before the watchdog stops a launch: ~1 minute of functional mode, ~8 of timing
 # mode on one core; the largest example program at its default size needs under 40 M
@@ -51,16 +51,32 @@ class LaunchResult:
         return int(self.metrics["smsp__thread_inst_executed.sum"])
 
 
+# sm_90's limits (CUDA C Programming Guide, technical specifications per compute capability)
+MAX_BLOCK_DIM = (1024, 1024, 64)
+MAX_GRID_DIM = (2**31 - 1, 65535, 65535)
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
 def _dim3(v, what: str) -> tuple:
-    if isinstance(v, (int, np.integer)):
-        v = (int(v),)
-    try:
-        t = tuple(int(x) for x in v)
-    except (TypeError, ValueError):
-        raise LaunchError(f"{what} must be an int or a tuple of 1-3 ints, got {v!r}") from None
+    """A grid or block as 3 positive ints; anything else (a float, a bool, a string, too many
+    dimensions) is refused rather than converted."""
+    if _is_int(v):
+        v = (v,)
+    if not isinstance(v, (tuple, list)) or not all(_is_int(x) for x in v):
+        raise LaunchError(f"{what} must be an int or a tuple of 1-3 ints, got {v!r}")
+    t = tuple(int(x) for x in v)
     if not 1 <= len(t) <= 3 or any(x < 1 for x in t):
         raise LaunchError(f"{what} must be 1-3 positive ints, got {v!r}")
     return t + (1,) * (3 - len(t))
+
+
+def _check_dims(t: tuple, what: str) -> None:
+    top = MAX_BLOCK_DIM if what == "block" else MAX_GRID_DIM
+    if any(x > m for x, m in zip(t, top)):
+        raise LaunchError(f"{what} {t} exceeds the largest {what} dimensions {top}")
 
 
 def _numba_type(a):
@@ -69,6 +85,8 @@ def _numba_type(a):
         return typeof(a)
     if isinstance(a, (bool, np.bool_)):
         return typeof(np.bool_(a))
+    if isinstance(a, (int, np.integer)) and not -(1 << 63) <= int(a) < (1 << 64):
+        raise LaunchError(f"integer argument {a} does not fit 64 bits")
     if isinstance(a, (int, float, complex, np.generic)):
         return typeof(a)
     raise LaunchError(f"unsupported kernel argument of type {type(a).__name__}: pass numpy arrays or scalars")
@@ -92,6 +110,8 @@ def _resolve(kernel, args, signature, fma=False) -> PTXKernel:
         sig = tuple(sig)
         if len(sig) != len(args):
             raise LaunchError(f"signature has {len(sig)} types but {len(args)} arguments were given")
+        for i, (t, a) in enumerate(zip(sig, args)):
+            _check_against_signature(i, t, a)
     else:
         sig = tuple(_numba_type(a) for a in args)
     return numba_kernel(kernel, sig, fma)
@@ -104,12 +124,35 @@ def _put_array(a: np.ndarray, mem: DeviceMemory, copies: list):
     return src, addr
 
 
+def _check_against_signature(i: int, t, a) -> None:
+    """An argument must be what an explicit signature declares (as numba.cuda refuses a call that
+    matches none of a kernel's signatures): an array of the same dtype, dimensions and layout, or a
+    scalar for a scalar type."""
+    if hasattr(t, "ndim"):
+        if not isinstance(a, np.ndarray):
+            raise LaunchError(f"argument {i} is {type(a).__name__} but the signature says an array {t}")
+        got = _numba_type(a)
+        ok = str(got.dtype) == str(t.dtype) and got.ndim == t.ndim and (
+            t.layout == "A" or t.layout == got.layout or got.ndim <= 1 and got.layout in "CF")
+        if not ok:
+            raise LaunchError(f"argument {i} is an array {got} but the signature says {t}")
+    elif isinstance(a, np.ndarray):
+        raise LaunchError(f"argument {i} is an array but the signature says a scalar {t}")
+
+
 def _flatten_args(k: PTXKernel, args, mem: DeviceMemory, copies: list) -> list:
     """Kernel argument values in PTX parameter order, arrays as device pointers (+ numba's descriptor)."""
     if k.signature is None:
         flat = []
-        for a in args:
-            flat.append(_put_array(a, mem, copies)[1] if isinstance(a, np.ndarray) else a)
+        for idx, a in enumerate(args):
+            if isinstance(a, np.ndarray):
+                p = k.decoded.params[idx] if idx < len(k.decoded.params) else None
+                if p is not None and (p.size != 8 or p.type == "f64"):
+                    raise LaunchError(f"argument {idx} is an array (passed as a 64-bit pointer) but parameter "
+                                      f"'{p.name}' is .{p.type}")
+                flat.append(_put_array(a, mem, copies)[1])
+            else:
+                flat.append(a)
         return flat
     flat = []
     for idx, (a, t) in enumerate(zip(args, k.signature)):
@@ -185,17 +228,34 @@ def _pack_params(k: PTXKernel, values: list) -> np.ndarray:
         agg = _aggregate_bytes(p, v)
         if agg is not None:
             data = agg
-        elif p.type in ("f32", "f64"):
-            data = struct.pack("<f" if p.type == "f32" else "<d", float(v))
-        elif p.size <= 8:
-            iv = int(v) if not isinstance(v, (float, np.floating)) else int(np.asarray(v).view(
-                np.int32 if p.size == 4 else np.int64))
-            data = (iv & ((1 << (8 * p.size)) - 1)).to_bytes(p.size, "little")
-        else:
+        elif p.size > 8:
             raise LaunchError(f"parameter '{p.name}' is an aggregate of {p.size} bytes: pass a numpy record, "
                               f"bytes or (for 8 or 16 bytes) a complex number of that size, got {v!r}")
+        else:
+            data = _param_bytes(p, v)
         buf[p.offset:p.offset + len(data)] = data
     return np.frombuffer(bytes(buf), np.uint8).copy()
+
+
+def _param_bytes(p, v) -> bytes:
+    """The bytes of value v in parameter p; a value that does not fit the parameter is refused."""
+    if p.size > 8:
+        raise LaunchError(f"parameter '{p.name}' of {p.size} bytes (aggregates) is not supported")
+    is_float = isinstance(v, (float, np.floating))
+    if not is_float and not isinstance(v, (int, np.integer, bool, np.bool_)):
+        raise LaunchError(f"parameter '{p.name}' (.{p.type}) cannot take a {type(v).__name__}")
+    if p.type in ("f32", "f64"):
+        with np.errstate(over="ignore"):
+            return np.asarray(v, np.float32 if p.type == "f32" else np.float64).tobytes()
+    if is_float:
+        if p.type not in ("b16", "b32", "b64") or np.asarray(v).itemsize != p.size:
+            raise LaunchError(f"parameter '{p.name}' is .{p.type}: a {np.asarray(v).dtype} value does not "
+                              f"belong there" + (" (it holds an address: pass an array)" if p.size == 8 else ""))
+        return np.asarray(v).tobytes()
+    iv, bits = int(v), 8 * p.size
+    if not -(1 << (bits - 1)) <= iv < (1 << bits):
+        raise LaunchError(f"value {iv} does not fit parameter '{p.name}' (.{p.type})")
+    return (iv & ((1 << bits) - 1)).to_bytes(p.size, "little")
 
 
 def _max_block(spec) -> int:
@@ -248,19 +308,23 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
     check: sanitizers, as compute-sanitizer's --tool: "racecheck", "synccheck", "memcheck" (always on),
     "all", or several ("racecheck,synccheck" or a tuple); the reports are in `result.sanitizer`.
     """
-    import time
     if mode not in ("functional", "timing"):
         raise LaunchError(f"mode must be 'functional' or 'timing', got {mode!r}")
-    if not isinstance(max_instructions, (int, np.integer)) or max_instructions < 1:
+    if not _is_int(max_instructions) or max_instructions < 1:
         raise LaunchError(f"max_instructions must be a positive whole number, got {max_instructions!r}")
+    if not _is_int(shared_mem):
+        raise LaunchError(f"shared_mem must be a whole number of bytes, got {shared_mem!r}")
     spec = get_preset(gpu) if isinstance(gpu, str) else gpu
+    if not isinstance(spec, GPUSpec):
+        raise LaunchError(f"gpu must be a preset name, a .toml file or a GPUSpec, got {gpu!r}")
+    check_spec(spec)
     g, b = _dim3(grid, "grid"), _dim3(block, "block")
     nthreads = b[0] * b[1] * b[2]
     if nthreads > _max_block(spec):
         raise LaunchError(f"block of {nthreads} threads exceeds the {_max_block(spec)} allowed per block "
                           f"on {spec.name}")
-    if g[1] > 65535 or g[2] > 65535 or g[0] > 2**31 - 1:
-        raise LaunchError(f"grid {g} exceeds the limits (2^31-1, 65535, 65535)")
+    _check_dims(b, "block")
+    _check_dims(g, "grid")
     _check_regs(regs_per_thread, spec)
     _check_stack(stack_size)
     checks = parse_checks(check)
@@ -279,10 +343,30 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
         # ptxas never allocates more than the maximum: it spills the rest to local memory. The
         # estimate is capped the same way (the spill traffic itself is not modelled).
         regs_per_thread = spec.sm.max_regs_per_thread
+    _check_capacity(d, args, spec)
     mem = DeviceMemory(d.globals_size, d.global_inits)
     copies: list = []
     values = _flatten_args(k, args, mem, copies)
     pmem = _pack_params(k, values)
+    try:
+        return _run(k, d, mem, pmem, g, b, spec, mode, shared_mem, max_instructions, regs_per_thread, progress,
+                    copies, stack_size, cooperative, checks)
+    except MemoryError:
+        raise LaunchError(f"this machine has not the memory to simulate this launch on {spec.name} "
+                          f"(device memory {mem.size} B, local memory {d.local_size} B per thread)") from None
+
+
+def _check_capacity(d, args, spec) -> None:
+    """Module variables and argument arrays must fit the preset's device memory (dram.capacity)."""
+    need = d.globals_size + sum(a.nbytes for a in args if isinstance(a, np.ndarray))
+    if need > spec.dram.capacity:
+        raise LaunchError(f"the launch needs {need} bytes of device memory ({d.globals_size} of .global "
+                          f"variables); {spec.name} has {spec.dram.capacity} (dram.capacity)")
+
+
+def _run(k, d, mem, pmem, g, b, spec, mode, shared_mem, max_instructions, regs_per_thread, progress, copies,
+         stack_size, cooperative, checks):
+    import time
     mem.build()
     cold = not jitcache.is_warm(mode)
     if cold and not jitcache.QUIET["on"]:

@@ -34,8 +34,8 @@ class GPUSpec:
     """A whole GPU: its SM count and clock, and the spec of every unit (`gpusim presets NAME`)."""
     name: str = param("h100", "", "preset name")
     description: str = param("NVIDIA H100 SXM5 80GB HBM3 (sm_90)", "", "what it models")
-    n_sm: int = param(132, "count", "streaming multiprocessors")
-    clock_mhz: float = param(1980.0, "MHz", "SM clock: cycles convert to time at this rate")
+    n_sm: int = param(132, "count", "streaming multiprocessors", (1, 1024))
+    clock_mhz: float = param(1980.0, "MHz", "SM clock: cycles convert to time at this rate", (1.0, 100_000.0))
     gigathread: GigaThreadSpec = field(default_factory=GigaThreadSpec)
     sm: SMSpec = field(default_factory=SMSpec)
     scheduler: SchedulerSpec = field(default_factory=SchedulerSpec)
@@ -69,14 +69,14 @@ A100 = H100.with_(
     sm={"smem": 167936},
     l1={"size": 196608 - 167936 + 32768},
     l2={"size": 41943040, "slices": 80, "latency": 200, "bandwidth": 1.55e12 / 1410e6 * 2.3},
-    dram={"latency": 400, "bandwidth": 1.55e12 / 1410e6})
+    dram={"latency": 400, "bandwidth": 1.55e12 / 1410e6, "capacity": 40536 << 20})
 V100 = H100.with_(
     name="v100", description="NVIDIA V100 SXM2 16GB (sm_70)", n_sm=80, clock_mhz=1530.0,
     sm={"max_ctas": 32, "smem": 98304, "smem_per_cta_reserved": 0},
     smem={"latency": 19},
     l1={"size": 131072 - 98304 + 32768, "latency": 28},
     l2={"size": 6291456, "slices": 64, "partitions": 1, "latency": 193, "bandwidth": 0.85e12 / 1530e6 * 2.5},
-    dram={"latency": 350, "bandwidth": 0.85e12 / 1530e6})
+    dram={"latency": 350, "bandwidth": 0.85e12 / 1530e6, "capacity": 16160 << 20})
 TINY = H100.with_(
     name="tiny", description="two small SMs for teaching and tests", n_sm=2,
     gigathread={"launch_overhead": 0},
@@ -89,6 +89,8 @@ PRESETS = {p.name: p for p in (H100, A100, V100, TINY)}
 
 
 def get_preset(name: str) -> GPUSpec:
+    if not isinstance(name, str):
+        raise ConfigError(f"a GPU is a preset name, a .toml file or a GPUSpec, got {name!r}")
     if name in PRESETS:
         return PRESETS[name]
     if name.endswith(".toml"):
@@ -115,10 +117,16 @@ def load_toml(path: str) -> GPUSpec:
             data = tomllib.load(f)
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such config file") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: is a directory, not a TOML file") from None
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror}") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: byte 0x{e.object[e.start]:02x} at offset {e.start} is not UTF-8 text") from None
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: {e}") from None
     base_name = data.pop("base", "h100")
-    if base_name not in PRESETS:
+    if not isinstance(base_name, str) or base_name not in PRESETS:
         raise ConfigError(f"{path}: bad value for 'base': unknown preset {base_name!r}")
     try:
         spec = apply_overrides(PRESETS[base_name], data)

@@ -11,10 +11,14 @@ from dataclasses import field, fields, is_dataclass
 
 from gpusim.errors import ConfigError
 
+MAX_CYCLES = 1_000_000     # the largest latency or queue depth a spec field accepts, in cycles
 
-def param(default, unit: str = "", doc: str = ""):
-    """A spec field with its unit (cycles, bytes, bytes/cycle, count, ...) and a one-line meaning."""
-    return field(default=default, metadata={"unit": unit, "doc": doc})
+
+def param(default, unit: str = "", doc: str = "", bounds: tuple | None = None):
+    """A spec field with its unit (cycles, bytes, bytes/cycle, count, ...), a one-line meaning and, for
+    numbers, the closed range (lo, hi) of values it accepts: every array the simulator sizes from a
+    spec and every cycle sum it forms stays in bounds for any value in range."""
+    return field(default=default, metadata={"unit": unit, "doc": doc, "bounds": bounds})
 
 
 def walk(spec, prefix: str = ""):
@@ -28,7 +32,11 @@ def walk(spec, prefix: str = ""):
             yield path, v, f.metadata.get("unit", ""), f.metadata.get("doc", "")
 
 
-def _check(path: str, cur, value):
+def _fmt(x) -> str:
+    return f"{x:g}" if isinstance(x, float) else str(x)
+
+
+def _check(path: str, cur, value, rng=None):
     if isinstance(cur, bool):
         if not isinstance(value, bool):
             raise ConfigError(f"bad value for '{path}': expected true or false, got {value!r}")
@@ -40,8 +48,9 @@ def _check(path: str, cur, value):
     numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
     if not numeric or (isinstance(cur, int) and not isinstance(value, int)):
         raise ConfigError(f"bad value for '{path}': expected {type(cur).__name__}, got {value!r}")
-    if value < 0:
-        raise ConfigError(f"bad value for '{path}': must not be negative, got {value!r}")
+    lo, hi = rng if rng is not None else (0, float("inf"))
+    if not lo <= value <= hi:       # NaN is in no range
+        raise ConfigError(f"bad value for '{path}': {value!r} is outside the accepted range [{_fmt(lo)}, {_fmt(hi)}]")
     return type(cur)(value)
 
 
@@ -71,8 +80,21 @@ def override(spec, changes: dict, prefix: str = ""):
         elif isinstance(value, dict):
             raise ConfigError(f"bad value for '{path}': expected a {type(cur).__name__}, got a table")
         else:
-            new[key] = _check(path, cur, value)
+            new[key] = _check(path, cur, value, known[key].metadata.get("bounds"))
     out = dataclasses.replace(spec, **new)
     if hasattr(out, "validate"):
         out.validate(prefix)
     return out
+
+
+def check(spec, prefix: str = "") -> None:
+    """Every field of `spec` (and of its nested specs) within its range and valid as a whole: for a
+    spec built directly rather than through `override`. Raises ConfigError naming the key path."""
+    for f in fields(spec):
+        v = getattr(spec, f.name)
+        if is_dataclass(v):
+            check(v, prefix + f.name + ".")
+        else:
+            _check(prefix + f.name, f.default, v, f.metadata.get("bounds"))
+    if hasattr(spec, "validate"):
+        spec.validate(prefix)

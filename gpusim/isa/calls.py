@@ -69,6 +69,9 @@ def _move(dec, fn, it, x, p, is_ret: bool) -> list[int]:
         if kind is None or (is_ret and kind == K_PARAM):
             what = "return value into" if is_ret else "argument from"
             _refuse(dec, it, f"call {what} '{x.name}' in the {_SPACE_NAME.get(space, '?')} space")
+        limit = {K_LOCAL: dec.local.size, K_PARAM: dec.params.size, K_SHARED: dec.shared.size}[kind]
+        if x.offset < 0 or addr + x.offset + p.size > limit:
+            dec._fail(it, f"'{x.name}{x.offset:+d}' has no room for the {p.size} bytes of parameter '{p.name}'")
         return [kind, addr + x.offset, p.size]
     _refuse(dec, it, f"call operand {x!r}")
     return []

@@ -23,6 +23,7 @@ from gpusim.isa.immediates import imm_bits
 from gpusim.isa.layout import Layout as _Layout
 from gpusim.isa.layout import align as _align
 from gpusim.isa.layout import init_bytes as _init_bytes
+from gpusim.isa.limits import check_totals
 from gpusim.isa.modifiers import classify
 from gpusim.isa.schedule import sink_load_consumers
 from gpusim.isa.spaces import GLOBAL_BASE
@@ -143,13 +144,24 @@ class Decoder:
             self.sym[v.name] = (oc.SP_SHARED, dyn)
             for fn in self._functions():
                 self.func_sym[(fn.name, v.name)] = (oc.SP_SHARED, dyn)
+        check_totals(self)
         for v in self.m.vars:
             if v.space in ("global", "const") and v.init:
-                data = _init_bytes(v, lambda s: self.sym[s][1])
+                data = self._init(v)
                 if v.space == "global":
                     self.global_inits.append((self.glob.addr[v.name], data))
                 else:
                     self.const_init = getattr(self, "const_init", []) + [(self.const.addr[v.name], data)]
+
+    def _init(self, v: ast.VarDecl) -> bytes:
+        def resolve(name):
+            if name not in self.sym:
+                raise PTXSyntaxError(f"unknown symbol '{name}' in the initializer of '{v.name}'", self.file, v.line, 1)
+            return self.sym[name][1]
+        try:
+            return _init_bytes(v, resolve)
+        except ValueError as e:
+            raise PTXSyntaxError(f"bad initializer of '{v.name}': {e}", self.file, v.line, 1) from None
 
     def _functions(self):
         yield self.k
@@ -183,7 +195,8 @@ class Decoder:
         stem = name.rstrip("0123456789")
         if stem not in fn.reg_ranges or stem == name:
             return False
-        return int(name[len(stem):]) < fn.reg_ranges[stem][1]
+        digits = name[len(stem):]
+        return len(digits) <= 9 and int(digits) < fn.reg_ranges[stem][1]
 
     def _fail(self, ins: ast.Instr, msg: str):
         raise PTXSyntaxError(msg, self.file, ins.line, ins.col, ins.text)
@@ -387,7 +400,10 @@ class Decoder:
                 opv[pc, slot] = self.reg(fn, x.name, it)
         elif isinstance(x, ast.Imm):
             opk[pc, slot] = oc.OK_IMM
-            opv[pc, slot] = imm_bits(x, ty)
+            try:
+                opv[pc, slot] = imm_bits(x, ty)
+            except ValueError as e:
+                self._fail(it, f"bad immediate: {e}")
         elif isinstance(x, ast.Sym):
             hit = self.lookup(fn, x.name)
             if hit is None:
@@ -442,7 +458,6 @@ class Decoder:
         row[oc.F_TARGET] = len(calls)
         self.call_sites.append((len(calls), pc, fn.name, callee))
         calls.append(rec)
-
 
 def decode_kernel(module: ast.Module, kernel: str) -> DecodedKernel:
     return Decoder(module, kernel).decode()

@@ -1,6 +1,7 @@
 """Immediate operands as the raw 64-bit register bits the executor reads."""
 from __future__ import annotations
 
+import math
 import struct
 
 from gpusim.isa import ast
@@ -25,5 +26,14 @@ def imm_bits(x: ast.Imm, ty: int) -> int:
         if ty == T_F64:
             return struct.unpack("<q", struct.pack("<d", f))[0]
         if ty == T_F32:
-            return struct.unpack("<I", struct.pack("<f", f))[0]
+            return f32_bits(f)
+    if isinstance(x.value, float) and not math.isfinite(x.value):
+        raise ValueError(f"{x.text} is not a finite number")
     return signed64(int(x.value))
+
+
+def f32_bits(f: float) -> int:
+    """The bits of f rounded to float32 (to nearest even; beyond the largest float32: infinity)."""
+    import numpy as np
+    with np.errstate(over="ignore"):
+        return int(np.float32(f).view(np.uint32))

@@ -26,6 +26,17 @@ class Token:
     col: int
 
 
+def decode_source(data: bytes, file: str = "<ptx>") -> str:
+    """PTX bytes as text; a byte that is not UTF-8 is refused at its line and column."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        src = data[data.rfind(b"\n", 0, e.start) + 1:e.start].decode("utf-8", "replace")
+        raise PTXSyntaxError(f"byte 0x{data[e.start]:02x} is not UTF-8 text", file, line, col, src) from None
+
+
 def tokenize(text: str, file: str = "<ptx>") -> list[Token]:
     out: list[Token] = []
     pos, line, line_start = 0, 1, 0

@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 
 from gpusim.errors import PTXSyntaxError, UnsupportedInstruction
-from gpusim.isa import ast
+from gpusim.isa import ast, limits
 from gpusim.isa.lexer import Token, tokenize
 from gpusim.isa.scopes import Scopes
 from gpusim.isa.types import is_type
@@ -39,7 +39,8 @@ class Parser:
 
     def next(self, skip_nl: bool = True) -> Token:
         tok = self.peek(skip_nl)
-        self.i += 1
+        if tok.kind != "eof":       # the end of file stays the next token
+            self.i += 1
         return tok
 
     def error(self, msg: str, tok: Token):
@@ -65,12 +66,21 @@ class Parser:
             self.i += 1
         return out
 
-    def int_value(self, tok: Token, neg: bool = False) -> int:
-        if tok.kind != "num" or "." in tok.text:
-            self.error(f"expected an integer, found '{tok.text}'", tok)
-        t = tok.text.rstrip("U")
-        v = int(t, 16) if t[:2] in ("0x", "0X") else int(t)
+    def int_value(self, tok: Token, neg: bool = False, limit: int = 1 << 64) -> int:
+        """An integer literal below `limit` (64 bits by default), named at its token otherwise."""
+        v = _int(tok.text) if tok.kind == "num" else None
+        if v is None:
+            self.error(f"expected an integer, found '{tok.text or 'end of file'}'", tok)
+        if v >= limit:
+            self.error(f"integer {tok.text[:40]} is too large (at most {limit - 1})", tok)
         return -v if neg else v
+
+    def number(self, tok: Token, neg: bool = False) -> int | float:
+        """A numeric literal: integers must fit 64 bits; decimal floats are doubles."""
+        if "." in tok.text or ("e" in tok.text.lower() and tok.text[:2] not in ("0x", "0X")):
+            v = float(tok.text)
+            return -v if neg else v
+        return self.int_value(tok, neg)
 
     # ---------------------------------------------------------------- module
     def parse(self) -> ast.Module:
@@ -95,14 +105,19 @@ class Parser:
 
     def module_line_directive(self, mod, name, toks):
         vals = [t.text for t in toks]
+        need = 2 if name in (".file", ".loc") else 1
+        if len(vals) < need:
+            self.error(f"{name} needs {need} value{'s' if need > 1 else ''}", toks[-1] if toks else self.peek(False))
         if name == ".version" and vals:
             mod.version = vals[0]
         elif name == ".target" and vals:
             mod.target = vals[0]
         elif name == ".address_size" and vals:
-            mod.address_size = int(vals[0])
+            mod.address_size = self.int_value(toks[0])
+            if mod.address_size not in (32, 64):
+                self.error(f".address_size must be 32 or 64, got {vals[0]}", toks[0])
         elif name == ".file" and len(toks) >= 2:
-            mod.files[int(vals[0])] = vals[1].strip('"')
+            mod.files[self.int_value(toks[0], limit=limits.MAX_LOC_LINE + 1)] = vals[1].strip('"')
 
     def skip_section(self):
         self.next()
@@ -117,8 +132,12 @@ class Parser:
             depth -= tok.text == "}"
 
     def skip_statement(self):
-        while self.next().text != ";":
-            pass
+        while True:
+            tok = self.next()
+            if tok.text == ";":
+                return
+            if tok.kind == "eof":
+                self.error("expected ';', found end of file", tok)
 
     def module_decl(self, mod):
         linkage = []
@@ -143,7 +162,10 @@ class Parser:
             t = self.peek().text
             if t == ".align":
                 self.next()
-                align = self.int_value(self.next())
+                tok = self.next()
+                align = self.int_value(tok, limit=limits.MAX_ALIGN + 1)
+                if align & (align - 1):
+                    self.error(f".align must be a power of two, got {align}", tok)
             elif t in (".v2", ".v4", ".v8"):
                 vec = int(self.next().text[2:])
             elif t.startswith(".") and is_type(t[1:]):
@@ -173,6 +195,9 @@ class Parser:
         if self.accept("="):
             init = self.initializer()
         decl = ast.VarDecl(space, name_tok.text, typ, count, align or 0, vec, init, name_tok.line)
+        cap, why = limits.DECL_LIMIT.get(space, (limits.GLOBAL_SPACE, ""))
+        if decl.size > cap:
+            self.error(f".{space} variable '{name_tok.text}' of {decl.size} bytes is too large ({why})", name_tok)
         if not allow_no_semicolon:
             self.expect(";")
         return decl
@@ -189,7 +214,7 @@ class Parser:
         if tok.kind == "fnum":
             out.append(_hex_float(tok.text))
         elif tok.kind == "num":
-            out.append(-_num(tok.text) if neg else _num(tok.text))
+            out.append(self.number(tok, neg))
         elif tok.kind == "ident":
             # generic(sym) / sym: address initialisers
             if self.accept("("):
@@ -267,7 +292,7 @@ class Parser:
                 self.next()
                 vals = self.rest_of_line()
                 if len(vals) >= 2:
-                    self.loc = (int(vals[0].text), int(vals[1].text))
+                    self.loc = tuple(self.int_value(v, limit=limits.MAX_LOC_LINE + 1) for v in vals[:2])
             elif t in (".pragma", ".maxnreg") or t.startswith(".") and t not in _SPACES:
                 self.next()
                 self.skip_statement()
@@ -283,9 +308,9 @@ class Parser:
 
     def toks_after_is_colon(self) -> bool:
         j = self.i + 1
-        while self.toks[j].kind == "nl":
+        while j < len(self.toks) and self.toks[j].kind == "nl":
             j += 1
-        return self.toks[j].text == ":"
+        return j < len(self.toks) and self.toks[j].text == ":"
 
     def reg_decl(self, fn: ast.Function):
         self.next()
@@ -301,7 +326,7 @@ class Parser:
             if name.kind != "ident":
                 self.error(f"expected a register name, found '{name.text}'", name)
             if self.accept("<"):
-                n = self.int_value(self.next())
+                n = self.int_value(self.next(), limit=limits.MAX_REG_RANGE + 1)
                 self.expect(">")
                 fn.reg_ranges[self.scopes.declare(name.text, n)] = (typ, n)
             else:
@@ -373,8 +398,8 @@ class Parser:
                 return ast.Imm(_hex_bits(n.text), n.text, "f32" if n.text[1] in "fF" else "f64")
             if n.kind != "num":
                 self.error(f"expected a number, found '{n.text}'", n)
-            v = _num(n.text)
-            return ast.Imm(-v if neg else v, ("-" if neg else "") + n.text)
+            v = self.number(n, neg)
+            return ast.Imm(v, ("-" if neg else "") + n.text)
         if tok.kind == "ident":
             self.next()
             if t == "_":
@@ -390,7 +415,7 @@ class Parser:
                 return ast.Reg(reg or t)
             if self.peek().text in ("+", "-") and self.toks[self.i + 1].kind == "num":
                 sign = -1 if self.next().text == "-" else 1
-                return ast.Sym(t, sign * self.int_value(self.next()))
+                return ast.Sym(t, sign * self.int_value(self.next(), limit=_MAX_OFFSET))
             return ast.Sym(t)
         self.error(f"unexpected '{t or 'end of file'}' in operand", tok)
 
@@ -404,12 +429,14 @@ class Parser:
                     self.error("address with two base names", tok)
                 base = self.scopes.name(tok.text)
             elif tok.kind == "num":
-                offset += sign * self.int_value(tok)
+                offset += sign * self.int_value(tok, limit=_MAX_OFFSET)
             elif tok.text == "-" and self.peek().kind == "num":
-                offset -= self.int_value(self.next())
+                offset -= self.int_value(self.next(), limit=_MAX_OFFSET)
             else:
                 self.error(f"bad address term '{tok.text}'", tok)
             nxt = self.next()
+            if abs(offset) >= _MAX_OFFSET:
+                self.error(f"address offset {offset} is too large", nxt)
             if nxt.text == "]":
                 return ast.Addr(base, offset)
             if nxt.text not in ("+", "-"):
@@ -417,13 +444,23 @@ class Parser:
             sign = 1 if nxt.text == "+" else -1
 
 
-def _num(text: str) -> int | float:
-    t = text.rstrip("U")
+_MAX_OFFSET = 1 << 48      # address offsets: beyond any state space gpusim lays out
+
+
+def _int(text: str) -> int | None:
+    """The value of an integer literal (decimal or hex, optional U suffix); None if it is not one.
+    More than 20 digits cannot fit 64 bits and are not converted (Python limits long conversions)."""
+    t = text[:-1] if text.endswith("U") else text
     if t[:2] in ("0x", "0X"):
-        return int(t, 16)
-    if "." in t or "e" in t or "E" in t:
-        return float(t)
-    return int(t)
+        digits, base = t[2:], 16
+        ok = digits and all(c in "0123456789abcdefABCDEF" for c in digits)
+    else:
+        digits, base = t, 10
+        ok = digits.isascii() and digits.isdigit()
+    if not ok:
+        return None
+    digits = digits.lstrip("0") or "0"
+    return 1 << 64 if len(digits) > 20 else int(digits, base)
 
 
 def _hex_bits(text: str) -> int:

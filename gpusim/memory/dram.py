@@ -13,16 +13,20 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpusim.jit import njit
-from gpusim.spec import param
+from gpusim.spec import MAX_CYCLES, param
 
 
 @dataclass(frozen=True)
 class DRAMSpec:
     """Device memory behind the L2."""
-    latency: int = param(407, "cycles", "beyond the L2 on a miss (fitted: chase_dram, 689.0 cycles per step)")
-    bandwidth: float = param(2.9e12 / 1980e6, "B/cycle", "whole-GPU bandwidth (HBM3, ~2.9 TB/s at 1980 MHz)")
-    channels: int = param(80, "count", "independent channels (HBM3: 5 stacks x 16)")
-    fetch_bytes: int = param(64, "B", "access granularity: a lone 32-B sector miss fetches its 64-B pair")
+    latency: int = param(407, "cycles", "beyond the L2 on a miss (fitted: chase_dram, 689.0 cycles per step)",
+                         (0, MAX_CYCLES))
+    bandwidth: float = param(2.9e12 / 1980e6, "B/cycle", "whole-GPU bandwidth (HBM3, ~2.9 TB/s at 1980 MHz)",
+                             (1e-3, 1e7))
+    channels: int = param(80, "count", "independent channels (HBM3: 5 stacks x 16)", (1, 4096))
+    fetch_bytes: int = param(64, "B", "access granularity: a lone 32-B sector miss fetches its 64-B pair", (32, 64))
+    capacity: int = param(81559 << 20, "B", "device memory a launch may use (81559 MiB, as nvidia-smi reports for "
+                                            "an H100 SXM5 80GB)", (1 << 20, 1 << 44))
 
     def validate(self, prefix: str = "") -> None:
         from gpusim.errors import ConfigError

@@ -15,15 +15,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpusim.jit import njit
-from gpusim.spec import param
+from gpusim.spec import MAX_CYCLES, param
 
 
 @dataclass(frozen=True)
 class InterconnectSpec:
     """SM <-> L2 crossbar and the link between the two L2 partitions."""
     far_latency: int = param(32, "cycles", "extra round trip to a slice in the other L2 partition (measured: "
-                                           "validation/probes/l2_near_far.py, modes 277 / 308 cycles)")
-    port_bandwidth: float = param(64.0, "B/cycle", "data one SM can receive from the L2 per cycle")
+                                           "validation/probes/l2_near_far.py, modes 277 / 308 cycles)", (0, MAX_CYCLES))
+    port_bandwidth: float = param(64.0, "B/cycle", "data one SM can receive from the L2 per cycle", (1e-3, 1e6))
 
     def validate(self, prefix: str = "") -> None:
         from gpusim.errors import ConfigError

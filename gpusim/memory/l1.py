@@ -16,17 +16,19 @@ from gpusim.jit import njit
 from gpusim.memory.cache import fill, make_cache, probe
 from gpusim.memory.l2 import l2_access
 from gpusim.memory.replacement import check_policy
-from gpusim.spec import param
+from gpusim.spec import MAX_CYCLES, param
 
 
 @dataclass(frozen=True)
 class L1Spec:
     """The L1 data cache beside shared memory."""
-    size: int = param(262144 - 233472 + 65536, "B", "data cache left beside the largest shared-memory carve-out")
-    assoc: int = param(4, "ways", "associativity")
-    latency: int = param(29, "cycles", "hit latency (fitted: chase_l1, 42.8 cycles per dependent step)")
+    size: int = param(262144 - 233472 + 65536, "B", "data cache left beside the largest shared-memory carve-out",
+                      (128, 1 << 22))
+    assoc: int = param(4, "ways", "associativity", (1, 1024))
+    latency: int = param(29, "cycles", "hit latency (fitted: chase_l1, 42.8 cycles per dependent step)",
+                         (0, MAX_CYCLES))
     mshrs: int = param(1024, "sectors", "outstanding sector misses per SM (fitted: the smallest count at which "
-                                                "coalesce_s08 does not throttle, as the H100 does not)")
+                                                "coalesce_s08 does not throttle, as the H100 does not)", (1, 65536))
     replacement: str = param("lru", "name", "replacement policy: lru | fifo | srrip (gpusim/memory/replacement.py)")
 
     def validate(self, prefix: str = "") -> None:

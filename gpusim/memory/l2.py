@@ -19,21 +19,23 @@ from gpusim.memory.cache import dirty_sectors, fill, make_cache, probe
 from gpusim.memory.dram import dram_burst_extra, dram_read, dram_writeback
 from gpusim.memory.interconnect import deliver, hop
 from gpusim.memory.replacement import check_policy
-from gpusim.spec import param
+from gpusim.spec import MAX_CYCLES, param
 
 
 @dataclass(frozen=True)
 class L2Spec:
     """The GPU-wide L2 cache."""
-    size: int = param(52428800, "B", "capacity (50 MB on H100)")
-    assoc: int = param(16, "ways", "associativity")
-    slices: int = param(96, "count", "slices, each with its own tag pipeline and bandwidth share")
-    partitions: int = param(2, "count", "partitions; slices of the other partition are reached over the fabric")
+    size: int = param(52428800, "B", "capacity (50 MB on H100)", (128, 1 << 29))
+    assoc: int = param(16, "ways", "associativity", (1, 1024))
+    slices: int = param(96, "count", "slices, each with its own tag pipeline and bandwidth share", (1, 4096))
+    partitions: int = param(2, "count", "partitions; slices of the other partition are reached over the fabric",
+                            (1, 64))
     latency: int = param(223, "cycles", "near-partition hit, L1 miss to data back at the SM (fitted: "
-                                        "chase_l2, 282.7 cycles per step)")
-    bandwidth: float = param(2.7e12 / 1980e6 * 1.9, "B/cycle", "whole-GPU L2 bandwidth")
-    atomic_latency: int = param(300, "cycles", "a global atomic's round trip when it does not wait")
-    atomic_interval: float = param(1.46, "cycles", "slice time per atomic operation on one sector (fitted: atomics)")
+                                        "chase_l2, 282.7 cycles per step)", (0, MAX_CYCLES))
+    bandwidth: float = param(2.7e12 / 1980e6 * 1.9, "B/cycle", "whole-GPU L2 bandwidth", (1e-3, 1e7))
+    atomic_latency: int = param(300, "cycles", "a global atomic's round trip when it does not wait", (0, MAX_CYCLES))
+    atomic_interval: float = param(1.46, "cycles", "slice time per atomic operation on one sector (fitted: atomics)",
+                                   (0.0, 10_000.0))
     replacement: str = param("lru", "name", "replacement policy: lru | fifo | srrip (gpusim/memory/replacement.py)")
 
     def validate(self, prefix: str = "") -> None:

@@ -12,17 +12,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpusim.jit import njit
-from gpusim.spec import param
+from gpusim.spec import MAX_CYCLES, param
 
 
 @dataclass(frozen=True)
 class SharedMemSpec:
     """Shared memory of one SM (its size is an SM resource: sm.smem)."""
     latency: int = param(12, "cycles", "load latency without conflicts (fitted: chase_shared; the PTX address "
-                                       "arithmetic of a chase step adds the rest)")
-    banks: int = param(32, "count", "4-byte banks; a wavefront serves one word per bank")
+                                       "arithmetic of a chase step adds the rest)", (0, MAX_CYCLES))
+    banks: int = param(32, "count", "4-byte banks; a wavefront serves one word per bank", (1, 64))
     mio_queue: int = param(32, "cycles", "how far ahead of the MIO pipe warps may queue shared accesses before "
-                                         "they stall on mio_throttle")
+                                         "they stall on mio_throttle", (0, MAX_CYCLES))
 
     def validate(self, prefix: str = "") -> None:
         from gpusim.errors import ConfigError

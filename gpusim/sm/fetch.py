@@ -21,20 +21,20 @@ from gpusim.jit import njit
 from gpusim.memory.cache import fill, make_cache, probe
 from gpusim.memory.l2 import l2_access
 from gpusim.memory.replacement import check_policy
-from gpusim.spec import param
+from gpusim.spec import MAX_CYCLES, param
 
 
 @dataclass(frozen=True)
 class FetchSpec:
     """The instruction cache of one SM."""
-    icache_bytes: int = param(131072, "B", "instruction cache per SM (the L1.5 / L1i level)")
-    icache_assoc: int = param(4, "ways", "its associativity")
-    line_bytes: int = param(128, "B", "its line size")
-    inst_bytes: int = param(16, "B", "machine code per instruction (Volta and later: 128-bit instructions)")
+    icache_bytes: int = param(131072, "B", "instruction cache per SM (the L1.5 / L1i level)", (1, 1 << 22))
+    icache_assoc: int = param(4, "ways", "its associativity", (1, 1024))
+    line_bytes: int = param(128, "B", "its line size", (1, 4096))
+    inst_bytes: int = param(16, "B", "machine code per instruction (Volta and later: 128-bit instructions)", (1, 64))
     miss_latency: int = param(0, "cycles", "the fetch path's own delay on a miss, beyond the L2 read of the line "
-                                             "(fitted: launch_empty's no_instruction stall)")
+                                             "(fitted: launch_empty's no_instruction stall)", (0, MAX_CYCLES))
     prefetch_lines: int = param(32, "lines", "lines each SM keeps requested ahead of the furthest line entered "
-                                             "(32: one exposed miss per kernel start, as ncu shows)")
+                                             "(32: one exposed miss per kernel start, as ncu shows)", (1, 4096))
     replacement: str = param("lru", "name", "replacement policy: lru | fifo | srrip (gpusim/memory/replacement.py)")
 
     def validate(self, prefix: str = "") -> None:

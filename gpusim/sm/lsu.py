@@ -20,7 +20,7 @@ from gpusim.memory.l1 import l1_load
 from gpusim.memory.l2 import l2_access, l2_atomic
 from gpusim.memory.shared_banks import ATOM, LD, ST, same_address_ways, smem_access
 from gpusim.sm.state import TI_ATOM, TI_MASK, TI_SIZE, TI_SPACE, TI_STORE
-from gpusim.spec import param
+from gpusim.spec import MAX_CYCLES, param
 
 LOCAL_BASE = np.int64(1) << 44
 
@@ -28,10 +28,10 @@ LOCAL_BASE = np.int64(1) << 44
 @dataclass(frozen=True)
 class LSUSpec:
     """The load/store unit of one SM (global, local and atomic traffic)."""
-    issue_interval: int = param(2, "cycles", "per memory instruction and 128-B line it touches")
-    queue: int = param(64, "cycles", "LSU work warps may queue ahead before they stall on lg_throttle")
+    issue_interval: int = param(2, "cycles", "per memory instruction and 128-B line it touches", (1, 10_000))
+    queue: int = param(64, "cycles", "LSU work warps may queue ahead before they stall on lg_throttle", (0, MAX_CYCLES))
     atomic_same_address_cycles: int = param(16, "cycles", "serialisation per extra lane on one address in a warp "
-                                                          "(fitted: atomics)")
+                                                          "(fitted: atomics)", (0, 10_000))
 
     def validate(self, prefix: str = "") -> None:
         from gpusim.errors import ConfigError

@@ -19,29 +19,32 @@ import numpy as np
 
 from gpusim.isa import opcodes as oc
 from gpusim.jit import njit
-from gpusim.spec import param
+from gpusim.spec import MAX_CYCLES, param
 
 
 @dataclass(frozen=True)
 class PipelineSpec:
     """Latency (issue to result) and issue interval (cycles between warp instructions) per class."""
-    lat_int: int = param(4, "cycles", "integer ALU result latency")
-    ii_int: int = param(2, "cycles", "integer ALU issue interval per sub-partition")
+    lat_int: int = param(4, "cycles", "integer ALU result latency", (1, MAX_CYCLES))
+    ii_int: int = param(2, "cycles", "integer ALU issue interval per sub-partition", (1, 10_000))
     lat_int64: int = param(8, "cycles", "64-bit integer add/sub/compare/min/max/mul: two dependent 32-bit "
-                                        "operations on the INT pipe (IADD3 + IADD3.X, ISETP + ISETP.EX)")
-    ii_int64: int = param(4, "cycles", "their issue interval: two INT-pipe slots")
-    lat_fp32: int = param(4, "cycles", "FP32 add/mul/fma latency")
-    ii_fp32: int = param(1, "cycles", "FP32 issue interval")
-    lat_fp64: int = param(8, "cycles", "FP64 latency")
-    ii_fp64: int = param(2, "cycles", "FP64 issue interval")
-    lat_sfu: int = param(18, "cycles", "special-function unit latency (rcp, sqrt, ex2, sin...)")
-    ii_sfu: int = param(8, "cycles", "SFU issue interval (4 lanes per cycle per sub-partition)")
-    lat_branch: int = param(6, "cycles", "branch resolution: a warp issues again this long after a branch")
-    lat_misc: int = param(12, "cycles", "conversions, shuffles, votes and other MIO-side operations")
-    ii_misc: int = param(2, "cycles", "their issue interval")
-    lat_barrier: int = param(20, "cycles", "from the last arrival at bar.sync to the waiting warps' next issue")
+                                        "operations on the INT pipe (IADD3 + IADD3.X, ISETP + ISETP.EX)",
+                                        (1, MAX_CYCLES))
+    ii_int64: int = param(4, "cycles", "their issue interval: two INT-pipe slots", (1, 10_000))
+    lat_fp32: int = param(4, "cycles", "FP32 add/mul/fma latency", (1, MAX_CYCLES))
+    ii_fp32: int = param(1, "cycles", "FP32 issue interval", (1, 10_000))
+    lat_fp64: int = param(8, "cycles", "FP64 latency", (1, MAX_CYCLES))
+    ii_fp64: int = param(2, "cycles", "FP64 issue interval", (1, 10_000))
+    lat_sfu: int = param(18, "cycles", "special-function unit latency (rcp, sqrt, ex2, sin...)", (1, MAX_CYCLES))
+    ii_sfu: int = param(8, "cycles", "SFU issue interval (4 lanes per cycle per sub-partition)", (1, 10_000))
+    lat_branch: int = param(6, "cycles", "branch resolution: a warp issues again this long after a branch",
+                            (1, MAX_CYCLES))
+    lat_misc: int = param(12, "cycles", "conversions, shuffles, votes and other MIO-side operations", (1, MAX_CYCLES))
+    ii_misc: int = param(2, "cycles", "their issue interval", (1, 10_000))
+    lat_barrier: int = param(20, "cycles", "from the last arrival at bar.sync to the waiting warps' next issue",
+                             (1, MAX_CYCLES))
     divergence_cycles: int = param(6, "cycles", "extra delay after a divergent branch: pushing the reconvergence "
-                                                "point (BSSY) and later re-joining the paths (BSYNC)")
+                                                "point (BSSY) and later re-joining the paths (BSYNC)", (0, MAX_CYCLES))
 
     def class_timing(self, lsu_latency: int, atomic_latency: int) -> np.ndarray:
         """(latency, issue interval) per instruction class, in the order of isa.opcodes.CLASSES."""

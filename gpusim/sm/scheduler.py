@@ -37,10 +37,10 @@ NEVER = np.int64(1) << 62
 class SchedulerSpec:
     """The warp schedulers of one SM: one per sub-partition, each owning every n-th warp slot."""
     subpartitions: int = param(4, "count", "sub-partitions (warp schedulers) per SM: 1, 2 or 4; each issues <= 1 "
-                                           "warp instruction per cycle")
+                                           "warp instruction per cycle", (1, 4))
     policy: str = param("lrr", "name", "lrr | gto | oldest | two_level (lrr on h100: GTO starves warps spinning on "
                                        "%clock64)")
-    group_size: int = param(4, "warps", "two_level: warp slots per fetch group of a sub-partition")
+    group_size: int = param(4, "warps", "two_level: warp slots per fetch group of a sub-partition", (1, 1024))
 
     def validate(self, prefix: str = "") -> None:
         from gpusim.errors import ConfigError

@@ -14,15 +14,16 @@ import numpy as np
 
 from gpusim.isa import opcodes as oc
 from gpusim.sm.state import W_BARRIER, W_DONE, W_FREE
-from gpusim.spec import param
+from gpusim.spec import MAX_CYCLES, param
 from gpusim.timing.core import A_CTA_DONE, A_FAULT, A_IDLE, advance, dispatch
 
 
 @dataclass(frozen=True)
 class GigaThreadSpec:
     """Kernel launch and CTA dispatch."""
-    launch_overhead: int = param(3175, "cycles", "from the launch to the first CTA dispatch (fitted: launch_empty)")
-    cta_launch_latency: int = param(180, "cycles", "from a CTA's dispatch to its warps' first issue")
+    launch_overhead: int = param(3175, "cycles", "from the launch to the first CTA dispatch (fitted: launch_empty)",
+                                 (0, MAX_CYCLES))
+    cta_launch_latency: int = param(180, "cycles", "from a CTA's dispatch to its warps' first issue", (0, MAX_CYCLES))
 
 
 class GigaThread:
