@@ -86,6 +86,13 @@ def _launch_fn(settings, record):
     return launch
 
 
+def _auto_device(obj, stream=0, copy=True, user_explicit=False):
+    """numba's auto_device: (device array, whether it is new) for an array-like or scalar."""
+    if isinstance(obj, arrays.DeviceArray):
+        return obj, False
+    return arrays.to_device(obj, stream=stream, copy=copy), True
+
+
 class Patcher:
     """Sets attributes and remembers what they were."""
 
@@ -145,6 +152,8 @@ def apply(settings, record) -> Patcher:
     p.set(codegen.CUDACodeLibrary, "_ensure_cc", lambda self, cc: cc if cc is not None else CC)
     p.set(codegen.JITCUDACodegen, "magic_tuple", lambda self: ("gpusim", CC))
     p.set(driver, "_to_core_stream", lambda s: s)
+    from numba.cuda.cudadrv import devicearray
+    p.set(devicearray, "auto_device", _auto_device)
     p.set(dispatcher._Kernel, "launch", _launch_fn(settings, record))
     p.set(dispatcher._Kernel, "bind", lambda self: None)      # loading a module needs the driver
     return p

@@ -248,6 +248,17 @@ class Decoder:
             srcs.append(self._src(it.loc))
             texts.append(it.text.strip())
             ins[pc, oc.F_LINE] = it.line
+            if it.base == "isspacep" and len(it.operands) == 2 and isinstance(it.operands[1], ast.Reg):
+                # cvta's address windows answer it (compare.exec_cvta, mode 2); the predicate goes to D0
+                pred, addr = it.operands
+                self.instr(pc, fn, ast.Instr("cvta." + ".".join(it.mods) + ".u64", [addr, addr], it.line, it.col,
+                                             it.text, it.guard, it.guard_neg, it.loc),
+                           ins, opk, opv, opo, labels, entries, retf, calls)
+                if not isinstance(pred, ast.Reg) or reg_type(fn, pred.name) != "pred":
+                    self._fail(it, "isspacep writes a .pred register")
+                opv[pc, oc.D0] = self.reg(fn, pred.name, it)
+                ins[pc, oc.F_MOD] = 2
+                continue
             self.instr(pc, fn, self._frame_mov(fn, it), ins, opk, opv, opo, labels, entries, retf, calls)
         reconverge(ins, sorted(entries.values()) + [len(seq)])
         ids, saves = recursion(self, ins, opk, opv)

@@ -6,7 +6,7 @@ import numpy as np
 
 from gpusim.isa import opcodes as oc
 from gpusim.isa.bits import ftz32, zext
-from gpusim.isa.spaces import CONST_WINDOW, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW
+from gpusim.isa.spaces import CONST_WINDOW, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, WINDOW_SIZE
 from gpusim.isa.types import K_FLOAT, K_UINT, T_BF16, T_BF16X2, T_F16, T_F16X2, T_F32
 from gpusim.jit import njit
 from gpusim.sm.alu_half import half_value
@@ -214,6 +214,19 @@ def exec_cvta(P, M, i, w, mask):
     elif space == oc.SP_PARAM:
         base = PARAM_WINDOW
     ty = P.ins[i, oc.F_TYPE]
+    if P.ins[i, oc.F_MOD] == 2:         # isspacep: is the generic address in the space's window?
+        for l in range(32):
+            if (mask >> l) & 1:
+                v = bits(P, M, i, oc.S0, w, l)
+                if space == oc.SP_GLOBAL:
+                    inside = not (SHARED_WINDOW <= v < SHARED_WINDOW + WINDOW_SIZE
+                                  or LOCAL_WINDOW <= v < LOCAL_WINDOW + WINDOW_SIZE
+                                  or CONST_WINDOW <= v < CONST_WINDOW + WINDOW_SIZE
+                                  or PARAM_WINDOW <= v < PARAM_WINDOW + WINDOW_SIZE)
+                else:
+                    inside = base <= v < base + WINDOW_SIZE
+                put(P, M, i, oc.D0, w, l, 1 if inside else 0)
+        return
     for l in range(32):
         if (mask >> l) & 1:
             v = bits(P, M, i, oc.S0, w, l)
