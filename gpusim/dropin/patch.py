@@ -93,6 +93,12 @@ def _auto_device(obj, stream=0, copy=True, user_explicit=False):
     return arrays.to_device(obj, stream=stream, copy=copy), True
 
 
+def _needs_driver(self, *args, **kwargs):
+    from gpusim.errors import GpusimError
+    raise GpusimError("loading compiled machine code into a CUDA context (get_cufunc) needs the CUDA driver; "
+                      "gpusim runs kernels through their launch instead")
+
+
 class Patcher:
     """Sets attributes and remembers what they were."""
 
@@ -156,4 +162,5 @@ def apply(settings, record) -> Patcher:
     p.set(devicearray, "auto_device", _auto_device)
     p.set(dispatcher._Kernel, "launch", _launch_fn(settings, record))
     p.set(dispatcher._Kernel, "bind", lambda self: None)      # loading a module needs the driver
+    p.set(codegen.CUDACodeLibrary, "get_cufunc", _needs_driver)
     return p
