@@ -151,15 +151,28 @@ def _check_regs(regs_per_thread, spec):
                           f"registers a thread may use on {spec.name} (sm.max_regs_per_thread)")
 
 
+MAX_STACK = 512 * 1024     # bytes of local memory a thread may have on sm_90 (and so of call stack)
+
+
+def _check_stack(stack_size):
+    if stack_size is None:
+        return
+    if isinstance(stack_size, (bool, np.bool_)) or not isinstance(stack_size, (int, np.integer)) \
+            or not 0 <= stack_size <= MAX_STACK:
+        raise LaunchError(f"stack_size must be a whole number of bytes from 0 to {MAX_STACK}, got {stack_size!r}")
+
+
 def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", shared_mem: int = 0,
            signature=None, max_instructions: int = DEFAULT_BUDGET, fma: bool = False,
-           regs_per_thread: int | None = None, **opts) -> LaunchResult:
+           regs_per_thread: int | None = None, stack_size: int | None = None, **opts) -> LaunchResult:
     """Run `kernel[grid, block](*args)` on the simulated GPU `gpu`.
 
     numpy arrays are copied to simulated device memory and back in place afterwards (as numba.cuda
     does for host arrays). mode: "timing" (the default: results, instruction counters, cycles and
     the timing counters) or "functional" (results and instruction counters only, much faster).
     regs_per_thread overrides the registers-per-thread estimate (timing mode: it sets occupancy).
+    stack_size: call-stack bytes per thread for recursive device functions (default 1024, CUDA's
+    default cudaLimitStackSize); overflowing it faults with the thread and line named.
     fma (numba kernels): False, the default the public launch contract fixes, keeps separate
     mul.rn/add.rn so float32 results equal numpy's bit for bit; True compiles what numba.cuda runs on
     a GPU (NVVM contracts a*b+c into fma.rn), as the validation suite does.
@@ -178,6 +191,7 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
     if g[1] > 65535 or g[2] > 65535 or g[0] > 2**31 - 1:
         raise LaunchError(f"grid {g} exceeds the limits (2^31-1, 65535, 65535)")
     _check_regs(regs_per_thread, spec)
+    _check_stack(stack_size)
     progress = opts.pop("progress", None)
     if opts:
         raise LaunchError(f"unknown launch option(s): {', '.join(sorted(opts))}")
@@ -204,12 +218,12 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
     if mode == "timing":
         from gpusim.timing.engine import run_timing
         run = run_timing(d, mem, pmem, g, b, spec, shared_mem, max_instructions, regs_per_thread=regs_per_thread,
-                         progress=progress)
+                         progress=progress, stack_size=stack_size)
         res = LaunchResult(kernel=d.name, grid=g, block=b, mode="timing", gpu=spec.name, decoded=d,
                            metrics=run.metrics, cycles=run.cycles, per_pc=run.per_pc,
                            timing={"occupancy": run.occupancy, "clock_mhz": spec.clock_mhz})
     else:
-        res = _run_functional(k, d, mem, pmem, g, b, spec, shared_mem, max_instructions)
+        res = _run_functional(k, d, mem, pmem, g, b, spec, shared_mem, max_instructions, stack_size)
     res.wall_s = time.perf_counter() - t0
     if cold:
         jitcache.mark_warm(mode)
@@ -222,11 +236,12 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
     return res
 
 
-def _run_functional(k, d, mem, pmem, g, b, spec, shared_mem, budget) -> LaunchResult:
+def _run_functional(k, d, mem, pmem, g, b, spec, shared_mem, budget, stack_size=None) -> LaunchResult:
     nthreads = b[0] * b[1] * b[2]
     nwarps = (nthreads + 31) // 32
     P = make_prog(d)
-    M = make_mach(d, nwarps, 1, mem.gmem, mem.alo, mem.ahi, pmem, b, g, spec.n_sm, shared_mem, budget)
+    M = make_mach(d, nwarps, 1, mem.gmem, mem.alo, mem.ahi, pmem, b, g, spec.n_sm, shared_mem, budget,
+                  stack_size)
     total = g[0] * g[1] * g[2]
     r = run_grid(P, M, 0, total, 4096)
     if r != 0:

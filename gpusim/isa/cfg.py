@@ -41,13 +41,34 @@ def basic_blocks(n: int, is_branch, targets, is_terminal) -> tuple[list[int], li
     return starts, succ
 
 
+def _connect_to_exit(nblocks: int, succs: list[list[int]]) -> list[list[int]]:
+    """Give every region that cannot reach the exit (an infinite loop) a virtual edge to it, from its
+    last block in program order, so post-dominance is defined everywhere (as LLVM does)."""
+    exit_node = nblocks
+    succs = [list(s) for s in succs]
+    while True:
+        preds: list[list[int]] = [[] for _ in range(nblocks + 1)]
+        for b, out in enumerate(succs):
+            for s in out:
+                preds[s].append(b)
+        reach, todo = {exit_node}, [exit_node]
+        while todo:
+            for p in preds[todo.pop()]:
+                if p not in reach:
+                    reach.add(p)
+                    todo.append(p)
+        stuck = [b for b in range(nblocks) if b not in reach]
+        if not stuck:
+            return succs
+        succs[max(stuck)].append(exit_node)
+
+
 def post_dominators(nblocks: int, succ: list[list[int]]) -> list[int]:
     """Immediate post-dominator block of each block; nblocks means the virtual exit."""
     exit_node = nblocks
     full = set(range(nblocks + 1))
     pdom = [set(full) for _ in range(nblocks)] + [{exit_node}]
-    succs = [s if s else [exit_node] for s in succ]
-    # blocks that cannot reach an exit (infinite loops) post-dominate nothing useful: give them exit
+    succs = _connect_to_exit(nblocks, [s if s else [exit_node] for s in succ])
     changed = True
     while changed:
         changed = False

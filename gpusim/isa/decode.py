@@ -13,6 +13,7 @@ import numpy as np
 from gpusim.errors import PTXSyntaxError, UnsupportedInstruction
 from gpusim.isa import ast
 from gpusim.isa import opcodes as oc
+from gpusim.isa.calls import CALL_W, call_record, save_sets
 from gpusim.isa.cfg import reconvergence_points
 from gpusim.isa.classes import instruction_class
 from gpusim.isa.forms import check_instruction, reg_type, special_register_family
@@ -24,9 +25,6 @@ from gpusim.isa.modifiers import classify
 from gpusim.isa.schedule import sink_load_consumers
 from gpusim.isa.spaces import GLOBAL_BASE
 from gpusim.isa.types import TYPE_CODE, TYPE_SIZE
-
-MAX_CALL_ARGS = 8
-CALL_W = 3 + 3 * (MAX_CALL_ARGS + 2)
 
 
 @dataclass
@@ -46,6 +44,7 @@ class DecodedKernel:
     opv: np.ndarray
     opo: np.ndarray
     calls: np.ndarray
+    saves: np.ndarray           # recursion save sets (calls.py)
     nregs: int
     params: list
     param_size: int
@@ -59,6 +58,7 @@ class DecodedKernel:
     texts: list                 # per pc: instruction text
     reg_words: np.ndarray       # 32-bit words per register (0 for predicates)
     directives: dict = field(default_factory=dict)
+    recursive: bool = False     # some function is on a call-graph cycle: threads need a call stack
     _regs: int | None = None
 
     @property
@@ -89,6 +89,8 @@ class Decoder:
         self.func_sym: dict[tuple, tuple[int, int]] = {}
         self.global_inits: list = []
         self.reg_words: list[int] = []
+        self.frames: dict[str, tuple[int, int]] = {}     # function -> (.local offset, bytes) of its frame
+        self.call_sites: list[tuple] = []                # (call index, pc, caller, callee)
 
     # ------------------------------------------------------------------ symbols
     def layout(self):
@@ -106,6 +108,7 @@ class Decoder:
                 else:
                     self.sym[v.name] = (oc.SP_SHARED, self.shared.place(v.name, v.size, v.align or 4))
         for fn in self._functions():
+            frame_start = self.local.size
             for v in fn.vars:
                 key = (fn.name, v.name)
                 if v.space == "shared":
@@ -124,6 +127,7 @@ class Decoder:
                 for v in fn.params + fn.rets:
                     self.func_sym[(fn.name, v.name)] = (oc.SP_LOCAL, self.local.place(
                         f"{fn.name}::{v.name}", max(v.size, 1), max(v.align, v.elem_size, 1)))
+            self.frames[fn.name] = (frame_start, self.local.size - frame_start)
         for v in self.k.params:
             off = self.params.place(v.name, v.size, max(v.align, min(v.elem_size, 8), 1))
             self.sym[v.name] = (oc.SP_PARAM, off)
@@ -219,6 +223,7 @@ class Decoder:
             ins[pc, oc.F_LINE] = it.line
             self.instr(pc, fn, it, ins, opk, opv, opo, labels, entries, retf, calls)
         self.reconverge(ins, seq, entries, retf)
+        saves = self.recursion(calls, ins, opk, opv)
         for pc in range(n):     # branches straight to a kernel exit retire their taken lanes at once
             if ins[pc, oc.F_OP] == oc.OP["bra"] and ins[pc, oc.F_TARGET] >= 0:
                 tgt = ins[pc, oc.F_TARGET]
@@ -230,7 +235,8 @@ class Decoder:
             const[off:off + len(data)] = data
         params = [Param(v.name, self.params.addr[v.name], v.size, v.type) for v in self.k.params]
         return DecodedKernel(
-            name=self.k.name, file=self.file, ins=ins, opk=opk, opv=opv, opo=opo, calls=call_arr,
+            name=self.k.name, file=self.file, ins=ins, opk=opk, opv=opv, opo=opo, calls=call_arr, saves=saves,
+            recursive=bool(self.recursive_calls),
             nregs=max(len(self.regs), 1), params=params, param_size=self.params.size,
             shared_static=self.shared_static, local_size=self.local.size,
             globals_size=self.glob.size, global_inits=self.global_inits, const_bytes=bytes(const),
@@ -251,7 +257,8 @@ class Decoder:
             targets = [ins[a + i, oc.F_TARGET] - a if is_branch[i] else 0 for i in range(n)]
             term = []
             for i in range(n):
-                if op[i] in (oc.OP["exit"], oc.OP["trap"], oc.OP["retf"]):
+                # a kernel's ret ends its path wherever the compiler placed it
+                if op[i] in (oc.OP["exit"], oc.OP["ret"], oc.OP["trap"], oc.OP["retf"]):
                     term.append("exit" if ins[a + i, oc.F_GUARD] < 0 else None)
                 elif is_branch[i] and ins[a + i, oc.F_GUARD] < 0:
                     term.append("jump")
@@ -412,34 +419,31 @@ class Decoder:
         self._ins_ref[pc, oc.F_SPACE] = sp
 
     def call(self, pc, fn, it, row, entries, retf, calls):
-        ops = list(it.operands)
-        rets, args = [], []
-        if ops and isinstance(ops[0], ast.Paren):
-            rets = list(ops.pop(0).items)
-        if not ops or not isinstance(ops[0], ast.Sym):
-            raise UnsupportedInstruction(it.opcode, self.file, it.line, it.text, "indirect call")
-        callee_name = ops.pop(0).name
-        callee = self.m.functions.get(callee_name)
-        if callee is None or callee.kind != "func":
-            raise UnsupportedInstruction(it.opcode, self.file, it.line, it.text,
-                                         f"call to '{callee_name}', which has no body in this module")
-        if ops and isinstance(ops[0], ast.Paren):
-            args = list(ops.pop(0).items)
-        if len(args) > MAX_CALL_ARGS or len(rets) > 2:
-            raise UnsupportedInstruction(it.opcode, self.file, it.line, it.text, "too many call parameters")
-        rec = [entries[callee_name], len(args), len(rets)]
-        for a, p in zip(args, callee.params):
-            src = self.lookup(fn, a.name)
-            dst = self.func_sym[(callee.name, p.name)]
-            rec += [src[1], dst[1], p.size]
-        rec += [0, 0, 0] * (MAX_CALL_ARGS - len(args))
-        for r, p in zip(rets, callee.rets):
-            src = self.func_sym[(callee.name, p.name)]
-            dst = self.lookup(fn, r.name)
-            rec += [src[1], dst[1], p.size]
-        rec += [0, 0, 0] * (2 - len(rets))
+        rec, callee = call_record(self, fn, it, entries)
         row[oc.F_TARGET] = len(calls)
+        self.call_sites.append((len(calls), pc, fn.name, callee))
         calls.append(rec)
+
+    def recursion(self, calls, ins, opk, opv):
+        """Save sets for functions on call-graph cycles (see calls.py); marks the call records."""
+        from types import SimpleNamespace
+
+        from gpusim.isa.liveness import live_in_sets
+        regs_of: dict[str, list] = {}
+        for (scope, _), r in self.regs.items():
+            regs_of.setdefault(scope, []).append(r)
+        live = None
+
+        def live_after(pc):
+            nonlocal live
+            if live is None:
+                live = live_in_sets(SimpleNamespace(n=len(ins), ins=ins, opk=opk, opv=opv))
+            return live[pc + 1] if pc + 1 < len(ins) else set()
+        ids, saves = save_sets(self.call_sites, regs_of, self.frames, live_after, [8] * len(self.regs))
+        for ci, sid in ids.items():
+            calls[ci][3] = sid
+        self.recursive_calls = len(ids)
+        return saves
 
 
 def decode_kernel(module: ast.Module, kernel: str) -> DecodedKernel:

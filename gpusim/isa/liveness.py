@@ -55,8 +55,8 @@ def _successors(d):
     return succ
 
 
-def register_estimate(d, reg_words: np.ndarray) -> int:
-    """reg_words[r]: 32-bit words of register r (0 for predicates)."""
+def live_in_sets(d) -> list[set]:
+    """Registers live on entry to each instruction (a call falls through to the next one)."""
     uses, defs = _uses_defs(d)
     succ = _successors(d)
     live_in = [set() for _ in range(d.n)]
@@ -71,5 +71,11 @@ def register_estimate(d, reg_words: np.ndarray) -> int:
             if new != live_in[pc]:
                 live_in[pc] = new
                 changed = True
+    return live_in
+
+
+def register_estimate(d, reg_words: np.ndarray) -> int:
+    """reg_words[r]: 32-bit words of register r (0 for predicates)."""
+    live_in = live_in_sets(d)
     peak = max((sum(int(reg_words[r]) for r in live) for live in live_in), default=0)
     return int(min(255, max(16, peak + OVERHEAD)))

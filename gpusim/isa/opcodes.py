@@ -80,7 +80,7 @@ for _i, _c in enumerate("xyz"):
 SR = {name: i for i, name in enumerate(SREGS)}
 
 # ------------------------------------------------------------------ error codes (executor -> Python)
-E_NONE, E_OOB, E_MISALIGNED, E_DEADLOCK, E_WATCHDOG, E_TRAP, E_STACK, E_BADCALL = range(8)
+E_NONE, E_OOB, E_MISALIGNED, E_DEADLOCK, E_WATCHDOG, E_TRAP, E_STACK, E_BADCALL, E_CALLSTACK = range(9)
 EW_CODE, EW_WARP, EW_LANE, EW_PC, EW_ADDR, EW_SIZE, EW_SPACE, EW_CTA = range(8)
 
 # ------------------------------------------------------------------ counters (cnt array)

@@ -175,7 +175,9 @@ def init_warp(M, w, c, wlocal, nthreads):
     M.spc[w, 0] = 0
     M.srpc[w, 0] = -1
     M.smask[w, 0] = mask
+    M.sdepth[w, 0] = 0
     M.csp[w] = 0
+    M.csb[w] = 0
     for r in range(M.R.shape[1]):
         for l in range(32):
             M.R[w, r, l] = 0

@@ -51,6 +51,10 @@ def fault_message(d, M, g, b) -> str:
         return f"watchdog: the kernel exceeded its budget of {int(M.clock[1])} warp instructions {where}"
     if code == oc.E_TRAP:
         return f"trap executed by block {cta} thread {tid} {where}"
+    if code == oc.E_CALLSTACK:
+        return (f"call stack overflow in block {cta} thread {tid}: a recursive call needs {int(e[oc.EW_SIZE])} more "
+                f"bytes but the stack holds {int(e[oc.EW_ADDR])} per thread (launch(..., stack_size=N) sets it, as "
+                f"cudaDeviceSetLimit(cudaLimitStackSize) does) {where}")
     if code == oc.E_STACK:
         return f"SIMT or call stack overflow in block {cta} {where}"
     return f"invalid call or return in block {cta} {where}"

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from gpusim.isa import opcodes as oc
 from gpusim.isa.bits import popc64
+from gpusim.isa.calls import CALL_HEAD, K_IMM, K_PARAM, K_REG, K_SHARED, RET_BASE, SAVE_HEAD
 from gpusim.jit import njit
 from gpusim.memory.access import _rd, _wr, fault
 from gpusim.sm.operands import bits, put
-from gpusim.sm.state import CALL_DEPTH, NBAR, STACK_DEPTH, W_BARRIER, W_DONE, W_READY
+from gpusim.sm.state import CALL_DEPTH, G_STACK, NBAR, STACK_DEPTH, W_BARRIER, W_DONE, W_READY
 
 
 @njit(no_cpython_wrapper=True, inline="always")
@@ -23,7 +24,7 @@ def settle(M, w):
     live = ~M.exited[w]
     while sp > 0:
         t = sp - 1
-        if (M.smask[w, t] & live) == 0 or M.spc[w, t] == M.srpc[w, t]:
+        if (M.smask[w, t] & live) == 0 or (M.spc[w, t] == M.srpc[w, t] and M.sdepth[w, t] == M.csp[w]):
             sp -= 1
         else:
             break
@@ -44,7 +45,7 @@ def branch(P, M, i, w, pc, amask, taken):
         return False
     rpc = P.ins[i, oc.F_RECONV]
     nottaken = amask & ~taken
-    if M.srpc[w, t] == rpc:
+    if M.srpc[w, t] == rpc and M.sdepth[w, t] == M.csp[w]:
         M.sp[w] = t                  # replace: this entry reconverges where the paths do
     else:
         M.spc[w, t] = rpc
@@ -64,6 +65,7 @@ def _push(M, w, pc, rpc, mask):
     M.spc[w, s] = pc
     M.srpc[w, s] = rpc
     M.smask[w, s] = mask
+    M.sdepth[w, s] = M.csp[w]      # a recursive activation reaching the same pc does not reconverge it
     M.sp[w] = s + 1
 
 
@@ -150,22 +152,81 @@ def _bar_red_results(P, M, c, b):
                 put(P, M, i, oc.D0, w, l, r)
 
 
+@njit(no_cpython_wrapper=True, inline="always")
+def _value(M, kind, where, size, w, l):
+    """One argument's bits (up to 8 bytes at `where`) from its kind of place (isa/calls.py)."""
+    if kind == K_REG:
+        return M.R[w, where, l]
+    if kind == K_IMM:
+        return where
+    if kind == K_PARAM:
+        return _rd(M.pmem, where, size)
+    if kind == K_SHARED:
+        return _rd(M.smem[M.wcta[w]], where, size)
+    return _rd(M.lmem[w, l], where, size)
+
+
+@njit(no_cpython_wrapper=True)
+def _move(M, kind, where, size, w, l, v):
+    if kind == K_REG:
+        M.R[w, where, l] = v
+    elif kind == K_SHARED:
+        _wr(M.smem[M.wcta[w]], where, size, v)
+    else:
+        _wr(M.lmem[w, l], where, size, v)
+
+
+@njit(no_cpython_wrapper=True)
+def _save(P, M, sid, w, pc, push):
+    """Push (or pop) one activation's frame and live registers on each lane's call stack."""
+    row = P.saves[sid]
+    off, fbytes, nreg = row[0], row[1], row[2]
+    need = fbytes + 8 * nreg
+    need = (need + 7) // 8 * 8
+    if push:
+        base = M.geom[G_STACK] + M.csb[w]
+        if base + need > M.lmem.shape[2]:
+            fault(M, oc.E_CALLSTACK, w, 0, pc, M.lmem.shape[2] - M.geom[G_STACK], need, 0)
+            return False
+        M.csb[w] += need
+    else:
+        M.csb[w] -= need
+        base = M.geom[G_STACK] + M.csb[w]
+    for l in range(32):
+        buf = M.lmem[w, l]
+        for j in range(fbytes):
+            if push:
+                buf[base + j] = buf[off + j]
+            else:
+                buf[off + j] = buf[base + j]
+        for k in range(nreg):
+            r = row[SAVE_HEAD + 2 * k]
+            if push:
+                _wr(buf, base + fbytes + 8 * k, 8, M.R[w, r, l])
+            else:
+                M.R[w, r, l] = _rd(buf, base + fbytes + 8 * k, 8)
+    return True
+
+
 @njit(no_cpython_wrapper=True)
 def call(P, M, i, w, pc, emask):
     row = P.calls[P.ins[i, oc.F_TARGET]]
     if M.csp[w] >= CALL_DEPTH:
         fault(M, oc.E_STACK, w, 0, pc, 0, 0, 0)
         return
+    if row[3] >= 0 and not _save(P, M, row[3], w, pc, True):
+        return
     nargs = row[1]
     for l in range(32):
         if not (emask >> l) & 1:
             continue
-        buf = M.lmem[w, l]
         for k in range(nargs):
-            src, dst, size = row[3 + 3 * k], row[4 + 3 * k], row[5 + 3 * k]
+            kind, src, dst, size = row[CALL_HEAD + 4 * k], row[CALL_HEAD + 4 * k + 1], \
+                row[CALL_HEAD + 4 * k + 2], row[CALL_HEAD + 4 * k + 3]
             for j in range(0, size, 8):
                 n = min(8, size - j)
-                _wr(buf, dst + j, n, _rd(buf, src + j, n))
+                v = _value(M, kind, src + j, n, w, l) if kind != K_IMM else src
+                _wr(M.lmem[w, l], dst + j, n, v)
     M.cs_ret[w, M.csp[w]] = (pc + 1) | (i << 32)
     M.csp[w] += 1
     M.spc[w, M.sp[w] - 1] = row[0]
@@ -182,16 +243,19 @@ def ret_from_func(P, M, w, pc, emask):
     ci = packed >> 32
     row = P.calls[P.ins[ci, oc.F_TARGET]]
     nrets = row[2]
-    base = 3 + 3 * 8
+    vals = M.cs_tmp                  # return values leave before the frame is restored
     for l in range(32):
-        if not (emask >> l) & 1:
-            continue
-        buf = M.lmem[w, l]
-        for k in range(nrets):
-            src, dst, size = row[base + 3 * k], row[base + 1 + 3 * k], row[base + 2 + 3 * k]
-            for j in range(0, size, 8):
-                n = min(8, size - j)
-                _wr(buf, dst + j, n, _rd(buf, src + j, n))
+        if (emask >> l) & 1:
+            for k in range(nrets):
+                src, size = row[RET_BASE + 4 * k + 1], row[RET_BASE + 4 * k + 3]
+                for j in range(0, min(size, 64), 8):
+                    vals[8 * k + j // 8, l] = _rd(M.lmem[w, l], src + j, min(8, size - j))
+    if row[3] >= 0:
+        _save(P, M, row[3], w, pc, False)
+    for l in range(32):
+        if (emask >> l) & 1:
+            for k in range(nrets):
+                kind, dst, size = row[RET_BASE + 4 * k], row[RET_BASE + 4 * k + 2], row[RET_BASE + 4 * k + 3]
+                for j in range(0, min(size, 64), 8):
+                    _move(M, kind, dst + j, min(8, size - j), w, l, vals[8 * k + j // 8, l])
     M.spc[w, M.sp[w] - 1] = ret_pc
-
-

@@ -10,23 +10,26 @@ from collections import namedtuple
 
 import numpy as np
 
+from gpusim.errors import LaunchError
 from gpusim.isa import opcodes as oc
 from gpusim.isa.types import kind_table
 
 STACK_DEPTH = 64     # SIMT reconvergence stack entries per warp
-CALL_DEPTH = 32      # nested .func calls per warp
+CALL_DEPTH = 128     # nested .func calls per warp
+STACK_SIZE = 1024    # bytes of call stack per thread when a kernel recurses (CUDA's default cudaLimitStackSize)
+LOCAL_LIMIT = 4 << 30   # bytes of simulated local memory (frames and call stacks of all resident threads)
 NBAR = 16            # named barriers per CTA
 
 # warp status
 W_FREE, W_READY, W_BARRIER, W_DONE = 0, 1, 2, 3
 
-Prog = namedtuple("Prog", "ins opk opv opo calls tsize tkind")
+Prog = namedtuple("Prog", "ins opk opv opo calls saves tsize tkind")
 
 Mach = namedtuple("Mach", [
     "R",                                  # int64[W, nregs, 32] register bits
-    "spc", "srpc", "smask", "sp",         # SIMT stack per warp
+    "spc", "srpc", "smask", "sdepth", "sp",   # SIMT stack per warp (sdepth: call depth of the entry)
     "exited", "valid", "wstat", "wcta", "wlocal", "wbar",
-    "cs_ret", "csp",                      # call stack
+    "cs_ret", "csp", "csb", "cs_tmp",     # call stack: return points, depth, stack bytes in use, return values
     "cta_id", "cta_live", "cta_nwarps", "cta_sm", "bar_arrived", "bar_expect", "bar_red",
     "smem", "lmem", "gmem", "alo", "ahi", "cmem", "pmem",
     "geom",                               # int64[16]: ntid xyz, nctaid xyz, nsm, dyn smem, total smem
@@ -43,18 +46,24 @@ Mach = namedtuple("Mach", [
 Lanes = namedtuple("Lanes", "R si sf sregs")
 MemLanes = namedtuple("MemLanes", "R si sf sregs tr_addr tr_info gmem alo ahi smem lmem cmem pmem wcta err")
 
-G_NTX, G_NTY, G_NTZ, G_NCX, G_NCY, G_NCZ, G_NSM, G_DYNSMEM, G_TOTSMEM, G_TRACE = range(10)
+G_NTX, G_NTY, G_NTZ, G_NCX, G_NCY, G_NCZ, G_NSM, G_DYNSMEM, G_TOTSMEM, G_TRACE, G_STACK = range(11)
 TI_SPACE, TI_SIZE, TI_MASK, TI_STORE, TI_NVEC, TI_ATOM = range(6)
 
 
 def make_prog(k) -> Prog:
     tsize, tkind = kind_table()
-    return Prog(k.ins, k.opk, k.opv, k.opo, k.calls, tsize, tkind)
+    return Prog(k.ins, k.opk, k.opv, k.opo, k.calls, k.saves, tsize, tkind)
 
 
 def make_mach(k, n_warp_slots: int, n_cta_slots: int, gmem: np.ndarray, alo: np.ndarray, ahi: np.ndarray,
-              pmem: np.ndarray, block: tuple, grid: tuple, nsm: int, dyn_smem: int, budget: int) -> Mach:
+              pmem: np.ndarray, block: tuple, grid: tuple, nsm: int, dyn_smem: int, budget: int,
+              stack_size: int | None = None) -> Mach:
+    """stack_size: call-stack bytes per thread after the static local frames (default: STACK_SIZE
+    when the kernel recurses, else none)."""
     W, C = n_warp_slots, n_cta_slots
+    if stack_size is None:
+        stack_size = STACK_SIZE if k.recursive else 0
+    stack_base = (k.local_size + 7) // 8 * 8
     smem_bytes = max(_round16(k.shared_static) + dyn_smem, 16)
     geom = np.zeros(16, np.int64)
     geom[G_NTX:G_NTZ + 1] = block
@@ -62,21 +71,29 @@ def make_mach(k, n_warp_slots: int, n_cta_slots: int, gmem: np.ndarray, alo: np.
     geom[G_NSM] = nsm
     geom[G_DYNSMEM] = dyn_smem
     geom[G_TOTSMEM] = smem_bytes
+    geom[G_STACK] = stack_base
     clock = np.zeros(2, np.int64)
     clock[1] = budget
+    local_bytes = W * 32 * max(stack_base + stack_size, 8)
+    if local_bytes > LOCAL_LIMIT:
+        raise LaunchError(f"{W} resident warps x 32 threads x {stack_base + stack_size} bytes of local memory "
+                          f"(frames {stack_base} + call stack {stack_size}) is {local_bytes >> 20} MiB, more than "
+                          f"the {LOCAL_LIMIT >> 30} GiB gpusim allocates for local memory")
     return Mach(
         R=np.zeros((W, k.nregs, 32), np.int64),
         spc=np.zeros((W, STACK_DEPTH), np.int64), srpc=np.zeros((W, STACK_DEPTH), np.int64),
-        smask=np.zeros((W, STACK_DEPTH), np.int64), sp=np.zeros(W, np.int64),
+        smask=np.zeros((W, STACK_DEPTH), np.int64), sdepth=np.zeros((W, STACK_DEPTH), np.int64),
+        sp=np.zeros(W, np.int64),
         exited=np.zeros(W, np.int64), valid=np.zeros(W, np.int64), wstat=np.zeros(W, np.int64),
         wcta=np.zeros(W, np.int64), wlocal=np.zeros(W, np.int64), wbar=np.zeros(W, np.int64),
-        cs_ret=np.zeros((W, CALL_DEPTH), np.int64), csp=np.zeros(W, np.int64),
+        cs_ret=np.zeros((W, CALL_DEPTH), np.int64), csp=np.zeros(W, np.int64), csb=np.zeros(W, np.int64),
+        cs_tmp=np.zeros((16, 32), np.int64),
         cta_id=np.zeros((C, 3), np.int64), cta_live=np.zeros(C, np.int64), cta_nwarps=np.zeros(C, np.int64),
         cta_sm=np.zeros(C, np.int64),
         bar_arrived=np.zeros((C, NBAR), np.int64), bar_expect=np.zeros((C, NBAR), np.int64),
         bar_red=np.zeros((C, NBAR), np.int64),
         smem=np.zeros((C, smem_bytes), np.uint8),
-        lmem=np.zeros((W, 32, max(k.local_size, 8)), np.uint8),
+        lmem=np.zeros((W, 32, max(stack_base + stack_size, 8)), np.uint8),
         gmem=gmem, alo=alo, ahi=ahi,
         cmem=np.frombuffer(k.const_bytes + b"\0" * 8, np.uint8).copy(),
         pmem=pmem, geom=geom, clock=clock,

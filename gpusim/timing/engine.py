@@ -23,7 +23,8 @@ class TimingRun:
     occupancy: object
 
 
-def run_timing(d, mem, pmem, g, b, spec, shared_mem, budget, regs_per_thread=None, progress=None) -> TimingRun:
+def run_timing(d, mem, pmem, g, b, spec, shared_mem, budget, regs_per_thread=None, progress=None,
+               stack_size=None) -> TimingRun:
     """launch() has checked the launch shape, shared memory and options."""
     nthreads = b[0] * b[1] * b[2]
     total = g[0] * g[1] * g[2]
@@ -40,7 +41,7 @@ def run_timing(d, mem, pmem, g, b, spec, shared_mem, budget, regs_per_thread=Non
     warps_per_sm = -(-resident * occ.warps_per_cta // nsub) * nsub
     P = make_prog(d)
     M = make_mach(d, spec.n_sm * warps_per_sm, spec.n_sm * resident, mem.gmem, mem.alo, mem.ahi, pmem, b, g,
-                  spec.n_sm, shared_mem, budget)
+                  spec.n_sm, shared_mem, budget, stack_size)
     U = make_units(spec, d, warps_per_sm, resident)
     counters = core_counters()
     env = simpy.Environment()
