@@ -130,7 +130,9 @@ def _eq_sync(self, mask, pred):
 
 
 def _ballot_sync(self, mask, pred):
-    return _meet(mask, pred, _vote(lambda v: sum(1 << lane for lane, p in v.items() if p)))
+    """numba-cuda types ballot_sync's result as int32 (vote.sync's first result is i4): signed."""
+    bits = _meet(mask, pred, _vote(lambda v: sum(1 << lane for lane, p in v.items() if p)))
+    return bits - (1 << 32) if bits >> 31 else bits
 
 
 def _syncwarp(self, mask=0xFFFFFFFF):

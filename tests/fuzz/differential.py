@@ -157,7 +157,7 @@ def _candidates(lines):
         yield text
 
 
-def shrink(case: Case, mode: str, rounds: int = 60, batch: int = 400) -> tuple[Case, str]:
+def shrink(case: Case, mode: str, rounds: int = 300, batch: int = 400) -> tuple[Case, str]:
     """A smaller case whose gpusim (`mode`) run still differs from the simulator's; and that difference."""
     best = case
     detail = None

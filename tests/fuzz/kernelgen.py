@@ -48,19 +48,22 @@ class Options:
     device_inline: str = "always"      # "always": inline="always"; "never": a real call (needs the drop-in)
     early_return: bool = True
     floats: bool = True
+    local_arrays: bool = True
+    bit_ops: bool = True           # cuda.popc / clz / brev on 32-bit values
+    ffs: bool = False              # cuda.ffs (bfind.shiftamt: branch isagaps adds it)
 
 
 @dataclass
 class Case:
     seed: int
     source: str
-    grid: int
-    block: int
+    grid: int | tuple
+    block: int | tuple
     inputs: dict = field(default_factory=dict)
 
     def args(self):
         """Fresh argument arrays (inputs copied, outputs zeroed) in kernel order."""
-        n = self.grid * self.block
+        n = _count(self.grid) * _count(self.block)
         return [self.inputs["ain"].copy(), self.inputs["fin"].copy(), np.zeros(n * NI, np.int64),
                 np.zeros(n * NF, np.float32), self.inputs["acc"].copy()]
 
@@ -100,12 +103,15 @@ class _Gen:
             x = r.random()
             if x < 0.6:
                 return self.ivar(ctx), BIG
+            if x < 0.7 and self.o.local_arrays:
+                a, _ = self.iexpr(ctx, depth + 1)
+                return f"loc[({a}) & 3]", BIG
             if x < 0.85 or not ctx.shared_readable:
                 c = r.choice([0, 1, 2, 3, 5, 7, 8, 16, 31, 32, 100, -1, -3, -50, r.randint(-1000, 1000)])
                 return str(c), abs(c)
             a, _ = self.iexpr(ctx, depth + 1)
             return f"np.int64(sh[({a}) % bdim])", BIG
-        kind = r.choice("+-*&|^<>/%mMaqc")
+        kind = r.choice("+-*&|^<>/%mMaqc" + ("pzb" if self.o.bit_ops else "") + ("f" if self.o.ffs else ""))
         a, ba = self.iexpr(ctx, depth + 1)
         b, bb = self.iexpr(ctx, depth + 1)
         if kind in "+-":
@@ -134,6 +140,14 @@ class _Gen:
             return f"abs({a})", ba
         if kind == "q":
             return f"({a} if {self.cond(ctx, depth + 1)} else {b})", max(ba, bb)
+        if kind == "p":
+            return f"np.int64(cuda.popc(np.int32({a} & 0xFFFFF)))", 32
+        if kind == "z":
+            return f"np.int64(cuda.clz(np.int32({a} & 0xFFFFF)))", 32
+        if kind == "b":
+            return f"(np.int64(cuda.brev(np.uint32({a} & 0xFFFF))) >> 16)", 0xFFFF
+        if kind == "f":
+            return f"np.int64(cuda.ffs(np.int32({a} & 0xFFFFF)))", 32
         return f"np.int64({self.fexpr_int_safe(ctx)})", 64
 
     def fexpr_int_safe(self, ctx):
@@ -238,12 +252,14 @@ class _Gen:
             choices += ["return"]
         if self.o.atomics:
             choices += ["atomic"]
+        if self.o.local_arrays:
+            choices += ["local"]
         if self.o.device_functions and self.dfuncs:
             choices += ["call"] * 2
         if self.o.warp_ops and ctx.mask:
             choices += ["warp"] * 4
         if self.o.shared and ctx.top and not self.returned and not ctx.shared_readable:
-            choices += ["shared", "count"]
+            choices += ["shared", "count"] + (["shared_atomic"] if self.o.atomics else [])
         getattr(self, "s_" + r.choice(choices))(ind, ctx, depth)
 
     def s_ai(self, ind, ctx, depth):
@@ -366,6 +382,27 @@ class _Gen:
         else:
             self.emit(ind, f"cuda.syncwarp({hexm})")
 
+    def s_local(self, ind, ctx, depth):
+        a, _ = self.iexpr(ctx, 1)
+        self.emit(ind, f"loc[({a}) & 3] = i{self.r.randrange(NI)}")
+
+    def s_shared_atomic(self, ind, ctx, depth):
+        """Every thread clears its slot; after a barrier, atomics add to any slot (order does not
+        matter); after another, any slot may be read."""
+        self.emit(ind, "sh[tid] = 0")
+        self.emit(ind, "cuda.syncthreads()")
+        body = ctx.with_(top=False)
+        self.emit(ind, f"if {self.cond(ctx)}:")
+        a, _ = self.iexpr(ctx, 1)
+        v, _ = self.iexpr(ctx, 1)
+        self.emit(ind + 1, f"cuda.atomic.add(sh, ({a}) % bdim, ({v}) & 0xFF)")
+        a, _ = self.iexpr(body, 1)
+        self.emit(ind, f"cuda.atomic.{self.r.choice(['add', 'max', 'or_'])}(sh, ({a}) % bdim, 1)"
+                  if self.r.random() < 0.5 else "pass")
+        self.emit(ind, "cuda.syncthreads()")
+        self.emit(ind, f"i{self.r.randrange(NI)} = np.int64(sh[({self.iexpr(ctx, 1)[0]}) % bdim])")
+        self.emit(ind, "cuda.syncthreads()")
+
     def s_count(self, ind, ctx, depth):
         fn = self.r.choice(["count", "and", "or"])
         self.emit(ind, f"i{self.r.randrange(NI)} = np.int64(cuda.syncthreads_{fn}"
@@ -401,8 +438,11 @@ class _Gen:
             e1, _ = self._fn_iexpr(ctx)
             e2, _ = self._fn_iexpr(ctx)
             c = self._fn_iexpr(ctx)[0]
-            out += [f"    if {c} > {self.r.randint(-50, 50)}:", f"        return ({e1}) & 0xFFFF",
-                    f"    return ({e2}) & 0xFFFF"]
+            out += [f"    if {c} > {self.r.randint(-50, 50)}:", f"        return ({e1}) & 0xFFFF"]
+            if self.r.random() < 0.5:
+                out += ["    r = a", "    for k in range(b & 3):", f"        r = (r ^ (k + {self._fn_iexpr(ctx)[0]})) & 0xFFFF",
+                        "        if r > b:", "            break", "    a = r"]
+            out += [f"    return ({e2}) & 0xFFFF"]
         else:
             out += ["    if a < b:", f"        return a * np.float32({self.r.choice(['0.5', '-2.0', '3.0'])}) - b",
                     "    return (a + b) / (abs(b) + np.float32(2.0))"]
@@ -423,12 +463,15 @@ class _Gen:
                 funcs += self.device_function(k) + [""]
         self.lines = [
             "def kernel(ain, fin, out_i, out_f, acc):",
-            "    tid = np.int64(cuda.threadIdx.x)",
-            "    bdim = np.int64(cuda.blockDim.x)",
-            "    gid = np.int64(cuda.blockIdx.x) * bdim + tid",
+            "    tid = np.int64(cuda.threadIdx.x) + np.int64(cuda.threadIdx.y) * np.int64(cuda.blockDim.x)",
+            "    bdim = np.int64(cuda.blockDim.x) * np.int64(cuda.blockDim.y)",
+            "    gid = (np.int64(cuda.blockIdx.x) + np.int64(cuda.blockIdx.y) * np.int64(cuda.gridDim.x)) * bdim + tid",
             "    lane = tid & 31",
             "    n = np.int64(ain.shape[0])",
             "    sh = cuda.shared.array(128, np.int32)",
+            "    loc = cuda.local.array(4, np.int64)",
+            "    for k in range(4):",
+            "        loc[k] = k",
         ]
         for k in range(NI):
             self.lines.append(f"    i{k} = np.int64(ain[(gid * {2 * k + 1} + {k}) % n])")
@@ -438,6 +481,10 @@ class _Gen:
         self.block(1, _Ctx(), 0, self.r.randint(lo, hi))
         self.store(1)
         return "\n".join(header + funcs + self.lines) + "\n"
+
+
+def _count(dims) -> int:
+    return int(np.prod(dims))
 
 
 def _pow2(b: int) -> int:
@@ -453,9 +500,9 @@ def generate(seed: int, opts: Options | None = None) -> Case:
     gen = _Gen(seed, opts)
     source = gen.kernel()
     r = random.Random(seed * 7919 + 1)
-    block = r.choice([32, 64, 96, 128])
-    grid = r.choice([1, 1, 2])
-    n = grid * block
+    block = r.choice([32, 64, 96, 128, 32, 64, 96, 128, (16, 4), (32, 2), (8, 8), (32, 3)])
+    grid = r.choice([1, 1, 2, (1, 2)])
+    n = _count(grid) * _count(block)
     rng = np.random.default_rng(seed)
     fin = (rng.standard_normal(n) * 4).astype(np.float32)
     fin[rng.random(n) < 0.05] = 0.0
