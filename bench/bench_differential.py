@@ -29,6 +29,7 @@ for p in (str(ROOT), str(FUZZ)):
 def _chunk(args):
     seeds, modes = args
     import differential
+
     import gpusim.jitcache as jc
     jc.QUIET["on"] = True
     findings, sim_errors = differential.check(differential.gen_cases(seeds), modes=modes)

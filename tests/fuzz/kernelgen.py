@@ -440,7 +440,8 @@ class _Gen:
             c = self._fn_iexpr(ctx)[0]
             out += [f"    if {c} > {self.r.randint(-50, 50)}:", f"        return ({e1}) & 0xFFFF"]
             if self.r.random() < 0.5:
-                out += ["    r = a", "    for k in range(b & 3):", f"        r = (r ^ (k + {self._fn_iexpr(ctx)[0]})) & 0xFFFF",
+                step = f"        r = (r ^ (k + {self._fn_iexpr(ctx)[0]})) & 0xFFFF"
+                out += ["    r = a", "    for k in range(b & 3):", step,
                         "        if r > b:", "            break", "    a = r"]
             out += [f"    return ({e2}) & 0xFFFF"]
         else:

@@ -8,7 +8,6 @@ kernel on a loaded machine); bench/bench_differential.py runs thousands.
 """
 import os
 
-import pytest
 from differential import check, gen_cases
 from kernelgen import Options, generate
 

@@ -34,7 +34,8 @@ CASES = {
     # points became pc 0, so the lanes split by the 64/32-bit division fast path of `//` never met
     # again and the second barrier deadlocked ("68 of 128 live threads arrived"). Fixed on main by
     # 0cc3408 (CFG: a kernel's ret in mid-function ends its path).
-    "ret_mid_function_then_divergent_division_between_barriers": (PROLOGUE + LOADS + '''    sh = cuda.shared.array(128, np.int32)
+    "ret_mid_function_then_divergent_division_between_barriers": (PROLOGUE + LOADS + '''\
+    sh = cuda.shared.array(128, np.int32)
     sh[tid] = np.int32(((i3 & 16)) & 0xFFFF)
     cuda.syncthreads()
     cuda.atomic.max(acc, 8 + ((np.int64(1 if f1 > f1 else 0)) & 7), ((i2 // ((i2 & 7) + 1))) & 0xFF)
