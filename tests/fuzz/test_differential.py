@@ -3,7 +3,7 @@ break/continue, early returns, inlined device functions, shuffles and votes unde
 shared memory between barriers, atomics) give the same bits on gpusim, in functional mode and in
 timing mode on the tiny preset, as on numba's CUDA simulator.
 
-GPUSIM_FUZZ_COUNT sets how many seeds CI runs (default 48: numba's compiler takes about a second per
+GPUSIM_FUZZ_COUNT sets how many seeds CI runs (default 40: numba's compiler takes about a second per
 kernel on a loaded machine); bench/bench_differential.py runs thousands.
 """
 import os
@@ -11,7 +11,7 @@ import os
 from differential import check, gen_cases
 from kernelgen import Options, generate
 
-COUNT = int(os.environ.get("GPUSIM_FUZZ_COUNT", "48"))
+COUNT = int(os.environ.get("GPUSIM_FUZZ_COUNT", "40"))
 START = int(os.environ.get("GPUSIM_FUZZ_START", "100000"))
 KNOWN = {
     # seed: the finding it reproduces (see test_regressions.py); the lead removes it after the fix
