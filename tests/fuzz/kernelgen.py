@@ -51,6 +51,7 @@ class Options:
     local_arrays: bool = True
     bit_ops: bool = True           # cuda.popc / clz / brev on 32-bit values
     ffs: bool = False              # cuda.ffs (bfind.shiftamt: branch isagaps adds it)
+    block_votes: bool = True       # syncthreads_count/and/or: numba emits a scoped { .reg .pred %p1; }
 
 
 @dataclass
@@ -259,7 +260,8 @@ class _Gen:
         if self.o.warp_ops and ctx.mask:
             choices += ["warp"] * 4
         if self.o.shared and ctx.top and not self.returned and not ctx.shared_readable:
-            choices += ["shared", "count"] + (["shared_atomic"] if self.o.atomics else [])
+            choices += ["shared"] + (["count"] if self.o.block_votes else []) \
+                + (["shared_atomic"] if self.o.atomics else [])
         getattr(self, "s_" + r.choice(choices))(ind, ctx, depth)
 
     def s_ai(self, ind, ctx, depth):
@@ -397,8 +399,8 @@ class _Gen:
         v, _ = self.iexpr(ctx, 1)
         self.emit(ind + 1, f"cuda.atomic.add(sh, ({a}) % bdim, ({v}) & 0xFF)")
         a, _ = self.iexpr(body, 1)
-        self.emit(ind, f"cuda.atomic.{self.r.choice(['add', 'max', 'or_'])}(sh, ({a}) % bdim, 1)"
-                  if self.r.random() < 0.5 else "pass")
+        # add only: a slot mixing add with max/or would depend on the order of the atomics
+        self.emit(ind, f"cuda.atomic.add(sh, ({a}) % bdim, 1)" if self.r.random() < 0.5 else "pass")
         self.emit(ind, "cuda.syncthreads()")
         self.emit(ind, f"i{self.r.randrange(NI)} = np.int64(sh[({self.iexpr(ctx, 1)[0]}) % bdim])")
         self.emit(ind, "cuda.syncthreads()")

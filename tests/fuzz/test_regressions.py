@@ -99,3 +99,32 @@ def test_kernel_that_nvvm_cannot_compile_with_lineinfo_still_runs():
     ns = compile_kernel(case.source)
     ours = run_gpusim(case, "functional", ns)
     assert not isinstance(ours, str), ours
+
+
+def _block_vote_kernel(a, out):
+    from numba import cuda
+    tid = np.int64(cuda.threadIdx.x)
+    i0 = 1 if cuda.eq_sync(0xffffffff, a[tid] < (tid & 31)) else 0
+    i3 = np.int64(cuda.syncthreads_count(np.int32(1 if i0 < tid else 0)))
+    i1 = np.int64(cuda.syncthreads_count(np.int32(1 if (tid & 1) == 0 else 0)))
+    out[tid * 3] = i0
+    out[tid * 3 + 1] = i3
+    out[tid * 3 + 2] = i1
+
+
+@pytest.mark.xfail(strict=True, reason="needs scoped {.reg} blocks that shadow outer registers (branch isagaps)")
+@pytest.mark.parametrize("mode", ["functional", "timing"])
+def test_syncthreads_count_scoped_predicate_does_not_clobber_outer_p1(mode):
+    """Seed 295 (minimised by hand): numba's syncthreads_count is inline asm
+    `{ .reg .pred %p1; setp.ne.u32 %p1, %r4, 0; bar.red.popc.u32 %r5, 0, %p1; }`. gpusim gives the
+    block's %p1 the kernel's own %p1 (here `tid < 0`, used after the block by a selp computing
+    out's index), so the store goes to the wrong element: an out-of-bounds fault, or in the generated
+    kernel a silently wrong value (eq_sync's 0 read back as 1 on even lanes)."""
+    import gpusim
+    a = np.full(64, 7, np.int32)
+    out = np.zeros(192, np.int64)
+    gpusim.launch(_block_vote_kernel, 1, 64, a, out, mode=mode, **({"gpu": "tiny"} if mode == "timing" else {}))
+    tid = np.arange(64)
+    np.testing.assert_array_equal(out[0::3], 0)                      # 7 < lane is not uniform
+    np.testing.assert_array_equal(out[1::3], (0 < tid).sum())
+    np.testing.assert_array_equal(out[2::3], 32)
