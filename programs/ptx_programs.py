@@ -70,3 +70,11 @@ PTX_PROGRAMS = {
         atol=1e-6,
     ),
 }
+
+
+def _add_cuda_programs():
+    from programs.cuda_programs import CUDA_PROGRAMS
+    PTX_PROGRAMS.update(CUDA_PROGRAMS)
+
+
+_add_cuda_programs()
