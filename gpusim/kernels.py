@@ -129,7 +129,12 @@ def numba_kernel(fn, argtypes: tuple, fma: bool = False) -> PTXKernel:
     try:
         with warnings.catch_warnings(), _contraction(fma):
             warnings.simplefilter("ignore")
-            ptx, _ = cuda.compile_ptx(py, tuple(argtypes), cc=CC, lineinfo=True)
+            try:
+                ptx, _ = cuda.compile_ptx(py, tuple(argtypes), cc=CC, lineinfo=True)
+            except Exception as e:   # NVVM fails on some kernels with line info only (no log): numba's
+                if "ERROR_COMPILATION" not in str(e):     # default, lineinfo off, compiles them
+                    raise
+                ptx, _ = cuda.compile_ptx(py, tuple(argtypes), cc=CC, lineinfo=False)
     except Exception as e:   # numba typing errors are user errors: report them in one piece
         first = str(e).strip().splitlines()
         raise LaunchError(f"numba could not compile '{py.__name__}' for {argtypes}: "

@@ -88,9 +88,6 @@ def test_ballot_result_is_signed_in_numpy_terms(simulator_results):
     assert (expect == -1).any()
 
 
-@pytest.mark.xfail(strict=True, reason="NVVM fails (ERROR_COMPILATION, no log) on this kernel with lineinfo=True, "
-                                       "which gpusim/kernels.py numba_kernel always passes; numba.cuda's default "
-                                       "(no lineinfo) compiles it: retry without lineinfo (lead)")
 def test_kernel_that_nvvm_cannot_compile_with_lineinfo_still_runs():
     """Seed 47 of the generator (also seed 50): numba-cuda 0.30.4 + NVVM compile it with
     compile_ptx(..., lineinfo=False) but not with lineinfo=True, so gpusim refuses a valid kernel."""
@@ -112,7 +109,6 @@ def _block_vote_kernel(a, out):
     out[tid * 3 + 2] = i1
 
 
-@pytest.mark.xfail(strict=True, reason="needs scoped {.reg} blocks that shadow outer registers (branch isagaps)")
 @pytest.mark.parametrize("mode", ["functional", "timing"])
 def test_syncthreads_count_scoped_predicate_does_not_clobber_outer_p1(mode):
     """Seed 295 (minimised by hand): numba's syncthreads_count is inline asm

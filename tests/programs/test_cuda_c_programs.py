@@ -12,7 +12,6 @@ from programs.ptx_programs import PTX_PROGRAMS
 
 NEEDS = {
     # name: the missing feature another branch adds; strict, so the lead flips it after merging
-    "reduce_warp_cu": "needs WARP_SZ (CUDA C's warpSize) (branch isagaps)",
 }
 
 
