@@ -410,6 +410,8 @@ class Decoder:
                 opk[pc, slot] = oc.OK_REGNEG if x.neg else oc.OK_REG
                 opv[pc, slot] = self.reg(fn, x.name, it)
         elif isinstance(x, ast.Imm):
+            if isinstance(x.value, int) and not -(1 << 63) <= x.value < (1 << 64):
+                self._fail(it, f"integer {x.text[:40]} does not fit 64 bits (only .b128 moves take wider ones)")
             opk[pc, slot] = oc.OK_IMM
             try:
                 opv[pc, slot] = imm_bits(x, ty)

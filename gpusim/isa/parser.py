@@ -80,7 +80,7 @@ class Parser:
         if "." in tok.text or ("e" in tok.text.lower() and tok.text[:2] not in ("0x", "0X")):
             v = float(tok.text)
             return -v if neg else v
-        return self.int_value(tok, neg)
+        return self.int_value(tok, neg, limit=1 << 128)     # 128 bits for .b128 moves; decode checks the rest
 
     # ---------------------------------------------------------------- module
     def parse(self) -> ast.Module:

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from differential import differences, run_cudasim, run_gpusim
 from kernelgen import Case, compile_kernel
+from numba import cuda
 
 PROLOGUE = '''import numpy as np
 from numba import cuda
@@ -99,7 +100,6 @@ def test_kernel_that_nvvm_cannot_compile_with_lineinfo_still_runs():
 
 
 def _block_vote_kernel(a, out):
-    from numba import cuda
     tid = np.int64(cuda.threadIdx.x)
     i0 = 1 if cuda.eq_sync(0xffffffff, a[tid] < (tid & 31)) else 0
     i3 = np.int64(cuda.syncthreads_count(np.int32(1 if i0 < tid else 0)))

@@ -132,17 +132,18 @@ CALL = HEADER + """
 """
 
 
-@pytest.mark.parametrize("target, arg, name", [("G", "a", "G"), ("r", "out", "out"), ("r", "%r1", "%r1"),
-                                               ("r", "5", "5")])
+@pytest.mark.parametrize("target, arg, name", [("G", "a", "G"), ("out", "a", "out"), ("r", "G", "G")])
 def test_call_operand_outside_local_memory_is_refused_by_name(target, arg, name):
-    """A .global return target segfaulted: its address was used as an offset into local memory."""
+    """A .global return target segfaulted: its address was used as an offset into local memory. A
+    return into the kernel's read-only .param space, and an argument from .global, are refused too
+    (registers, immediates and the kernel's .param space are valid arguments: tests/sm/test_calls.py)."""
     with pytest.raises((UnsupportedInstruction, PTXSyntaxError)) as e:
         _load(CALL.replace("TARGET", target).replace("ARG", arg))
     assert f"'{name}'" in str(e.value) or name in str(e.value)
 
 
 def test_call_with_wrong_parameter_count_is_refused():
-    with pytest.raises(PTXSyntaxError, match="takes 1 parameters"):
+    with pytest.raises(PTXSyntaxError, match="takes 1 arguments"):
         _load(CALL.replace("TARGET", "r").replace("ARG", "a, a"))
 
 
