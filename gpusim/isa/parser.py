@@ -29,6 +29,7 @@ class Parser:
         self.i = 0
         self.loc = None
         self.scopes = Scopes()
+        self.wide = False       # the current instruction takes 128-bit immediates (.b128)
 
     # ---------------------------------------------------------------- token helpers
     def peek(self, skip_nl: bool = True) -> Token:
@@ -80,7 +81,7 @@ class Parser:
         if "." in tok.text or ("e" in tok.text.lower() and tok.text[:2] not in ("0x", "0X")):
             v = float(tok.text)
             return -v if neg else v
-        return self.int_value(tok, neg, limit=1 << 128)     # 128 bits for .b128 moves; decode checks the rest
+        return self.int_value(tok, neg, limit=1 << (128 if self.wide else 64))    # .b128 moves take 128 bits
 
     # ---------------------------------------------------------------- module
     def parse(self) -> ast.Module:
@@ -348,6 +349,7 @@ class Parser:
         if op.kind != "ident" or op.text.startswith(("%", ".")):
             self.error(f"expected an instruction, found '{op.text or 'end of file'}'", op)
         operands = []
+        self.wide = ".b128" in op.text
         try:
             if self.peek().text != ";":
                 while True:
@@ -449,7 +451,7 @@ _MAX_OFFSET = 1 << 48      # address offsets: beyond any state space gpusim lays
 
 def _int(text: str) -> int | None:
     """The value of an integer literal (decimal or hex, optional U suffix); None if it is not one.
-    More than 20 digits cannot fit 64 bits and are not converted (Python limits long conversions)."""
+    More than 40 digits cannot fit 128 bits and are not converted (Python limits long conversions)."""
     t = text[:-1] if text.endswith("U") else text
     if t[:2] in ("0x", "0X"):
         digits, base = t[2:], 16
@@ -460,7 +462,7 @@ def _int(text: str) -> int | None:
     if not ok:
         return None
     digits = digits.lstrip("0") or "0"
-    return 1 << 64 if len(digits) > 20 else int(digits, base)
+    return 1 << 128 if len(digits) > 40 else int(digits, base)
 
 
 def _hex_bits(text: str) -> int:
