@@ -179,13 +179,13 @@ def _numba_value(idx: int, a, t, mem: DeviceMemory, copies: list) -> list:
             out += _numba_value(idx, x, tx, mem, copies)
         return out
     if isinstance(t, (types.EnumMember, types.IntEnumMember)):
-        return _numba_scalar(idx, a.value, t.dtype, mem)
+        return _numba_scalar(idx, a.value, t.dtype, mem, copies)
     if isinstance(t, (types.NoneType, types.Omitted)):
         return []
-    return _numba_scalar(idx, a, t, mem)
+    return _numba_scalar(idx, a, t, mem, copies)
 
 
-def _numba_scalar(idx: int, a, t, mem: DeviceMemory) -> list:
+def _numba_scalar(idx: int, a, t, mem: DeviceMemory, copies: list) -> list:
     """The parameter values numba passes for one scalar argument of numba type t: a complex number as
     its real and imaginary parts (two float parameters), a record (numpy structured scalar) as a
     pointer to a device copy of its bytes, anything else as one value of its dtype."""
@@ -193,7 +193,9 @@ def _numba_scalar(idx: int, a, t, mem: DeviceMemory) -> list:
         if not isinstance(a, (np.void, np.record)) or a.dtype.itemsize != t.size:
             raise LaunchError(f"argument {idx} must be a numpy record of dtype {t.dtype}, got {a!r}")
         rec = np.frombuffer(a.tobytes(), np.uint8).copy()
-        return [mem.put_array(rec)]
+        addr = mem.put_array(rec)
+        copies.append((a, rec, addr))       # written back after the kernel, as numba does
+        return [addr]
     name = str(t)
     if name in ("complex64", "complex128"):
         part = np.float32 if name == "complex64" else np.float64
@@ -388,6 +390,11 @@ def _run(k, d, mem, pmem, g, b, spec, mode, shared_mem, max_instructions, regs_p
     if cold:
         jitcache.mark_warm(mode)
     for orig, src, addr in copies:
+        if isinstance(orig, np.void):      # a record argument: its fields take the kernel's writes
+            back = mem.read(addr, src.nbytes).view(orig.dtype)[0]
+            for name in orig.dtype.names or ():
+                orig[name] = back[name]
+            continue
         out = mem.read(addr, src.nbytes).view(src.dtype).reshape(src.shape, order="A" if src.flags.f_contiguous
                                                                   and not src.flags.c_contiguous else "C")
         if src.flags.f_contiguous and not src.flags.c_contiguous:

@@ -75,10 +75,26 @@ class SimContext:
         return None
 
 
+def _host_value(kernel, ty, val):
+    """An argument as gpusim takes it: numba's argument extensions applied, then cuda.In (copied to
+    the device only), cuda.Out / cuda.InOut (copied back) unwrapped, as numba's launch does."""
+    import numpy as np
+    from numba.cuda import args as hints
+    for ext in getattr(kernel, "extensions", None) or ():
+        ty, val = ext.prepare_args(ty, val, stream=0, retr=[])
+    if isinstance(val, hints.In):
+        v = val.value
+        return v.copy() if isinstance(v, np.ndarray) else v
+    if isinstance(val, hints.ArgHint):
+        return val.value
+    return val
+
+
 def _launch_fn(settings, record):
     def launch(self, args, griddim, blockdim, stream=0, sharedmem=0):
         from gpusim.launch import launch as gpusim_launch
         k = ptx_kernel(self)
+        args = [_host_value(self, t, v) for t, v in zip(self.argument_types, args)]
         res = gpusim_launch(k, griddim, blockdim, *args, gpu=settings["gpu"], mode=settings["mode"],
                             shared_mem=int(sharedmem), cooperative=bool(getattr(self, "cooperative", False)))
         streams.advance(res)
