@@ -27,7 +27,7 @@ class DeviceMemory:
 
     def put_array(self, arr: np.ndarray) -> int:
         addr = self.alloc(max(arr.nbytes, 1))
-        self._pending.append((addr, arr.reshape(-1).view(np.uint8)))
+        self._pending.append((addr, arr.reshape(-1, order="A").view(np.uint8)))
         return addr
 
     def build(self):
