@@ -92,6 +92,8 @@ def _parser() -> argparse.ArgumentParser:
     py.add_argument("--quiet", action="store_true", help="no summary of the launches at the end")
     py.add_argument("script", help="the Python script")
     py.add_argument("script_args", nargs=argparse.REMAINDER, help="its arguments")
+    sub.add_parser("dropin-path", help="print the folder to put on PYTHONPATH, with GPUSIM_DROPIN=1, so that "
+                   "any Python process runs its numba.cuda launches on gpusim")
     pr = sub.add_parser("presets", help="show GPU presets")
     pr.add_argument("name", nargs="?")
     return p
@@ -101,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         from gpusim import commands
-        return getattr(commands, f"cmd_{args.cmd}")(args) or 0
+        return getattr(commands, f"cmd_{args.cmd.replace('-', '_')}")(args) or 0
     except GpusimError as e:
         print(_printable(f"gpusim: error: {e}"), file=sys.stderr)
         return EXIT_USER

@@ -392,6 +392,10 @@ def cmd_python(args):
         raise GpusimError(f"{args.script}: no such script")
     gpu = get_preset(args.gpu) if args.gpu else None
     dropin.enable(gpu=gpu, mode=args.mode)
+    env = dropin.child_env()        # Python processes the script starts run on gpusim too
+    if args.gpu:
+        env["GPUSIM_GPU"] = args.gpu
+    os.environ.update(env)
     sys.argv = [args.script] + list(args.script_args)
     sys.path.insert(0, os.path.dirname(os.path.abspath(args.script)))
     code = 0
@@ -409,6 +413,13 @@ def cmd_python(args):
         if len(runs) > 20:
             print(f"  ... and {len(runs) - 20} more", file=sys.stderr)
     return code
+
+
+def cmd_dropin_path(args):
+    """The folder whose sitecustomize.py turns the drop-in on where GPUSIM_DROPIN=1."""
+    import gpusim.dropin as dropin
+    print(dropin.site_dir())
+    return 0
 
 
 def short_name(mangled: str) -> str:

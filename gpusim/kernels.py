@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gpusim import devrt
 from gpusim.errors import GpusimError, LaunchError
 from gpusim.isa.decode import DecodedKernel, decode_kernel
 from gpusim.isa.lexer import decode_source
@@ -41,6 +42,10 @@ class PTXModule:
     def __init__(self, text: str, file: str = "<ptx>"):
         self.text, self.file = text, file
         self.ast = parse_ptx(text, file)
+        libs = devrt.missing(text, self.ast.functions)
+        if libs:        # the device runtime (printf, malloc) the driver would link: appended, lines kept
+            self.text = text + "\n" + "\n".join(libs)
+            self.ast = parse_ptx(self.text, file)
         self.kernels = {n: PTXKernel(self, n) for n, f in self.ast.functions.items() if f.kind == "entry"}
 
     def __getitem__(self, name: str) -> PTXKernel:

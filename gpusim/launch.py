@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from gpusim import jitcache
+from gpusim import devrt, jitcache
 from gpusim.errors import LaunchError
 from gpusim.kernels import PTXKernel, numba_kernel
 from gpusim.memory.device import DeviceMemory
@@ -36,6 +36,8 @@ class LaunchResult:
     wall_s: float = 0.0
     timing: object = None
     sanitizer: object = None     # with check=...: sm/sanitize_report.py SanitizerResult (reports, totals)
+    stdout: str = ""             # what the kernel's printf calls wrote (also printed to sys.stdout)
+    symbols: dict = field(default_factory=dict)   # read_symbols=[...]: module .global variable -> bytes after
 
     @property
     def hazards(self) -> list:
@@ -179,7 +181,10 @@ def _numba_value(idx: int, a, t, mem: DeviceMemory, copies: list) -> list:
             out += _numba_value(idx, x, tx, mem, copies)
         return out
     if isinstance(t, (types.EnumMember, types.IntEnumMember)):
-        return _numba_scalar(idx, a.value, t.dtype, mem, copies)
+        return _numba_value(idx, a.value, t.dtype, mem, copies)
+    if isinstance(t, (types.NPDatetime, types.NPTimedelta)):     # numba passes their int64 count
+        return [np.asarray(a).view(np.int64)[()] if isinstance(a, (np.datetime64, np.timedelta64))
+                else np.int64(a)]
     if isinstance(t, (types.NoneType, types.Omitted)):
         return []
     return _numba_scalar(idx, a, t, mem, copies)
@@ -202,8 +207,17 @@ def _numba_scalar(idx: int, a, t, mem: DeviceMemory, copies: list) -> list:
         z = complex(a)
         return [part(z.real), part(z.imag)]
     try:
-        return [np.dtype(name).type(a) if name != "bool" else np.bool_(a)]
-    except (TypeError, ValueError):
+        if name == "bool":
+            return [np.bool_(a)]
+        dt = np.dtype(name)
+        if dt.kind in "iu" and isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)):
+            # numba passes an int through ctypes (c_int32(v), ...): wrapped to the type's width
+            wrapped = int(a) & ((1 << (8 * dt.itemsize)) - 1)
+            return [np.array(wrapped, dt.str.replace("i", "u")).view(dt)[()]]
+        if dt == np.float16:             # PTX declares half parameters as .b16/.u16: its bits
+            return [np.array(a, np.float16).view(np.uint16)[()]]
+        return [dt.type(a)]
+    except (TypeError, ValueError, OverflowError):
         raise LaunchError(f"argument {idx} of numba type {t} cannot be passed to a kernel") from None
 
 
@@ -331,6 +345,7 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
     _check_stack(stack_size)
     checks = parse_checks(check)
     progress = opts.pop("progress", None)
+    read_symbols = tuple(opts.pop("read_symbols", ()))
     if opts:
         raise LaunchError(f"unknown launch option(s): {', '.join(sorted(opts))}")
     k = _resolve(kernel, args, signature, fma)
@@ -351,11 +366,34 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
     values = _flatten_args(k, args, mem, copies)
     pmem = _pack_params(k, values)
     try:
-        return _run(k, d, mem, pmem, g, b, spec, mode, shared_mem, max_instructions, regs_per_thread, progress,
-                    copies, stack_size, cooperative, checks)
+        res = _run(k, d, mem, pmem, g, b, spec, mode, shared_mem, max_instructions, regs_per_thread, progress,
+                   copies, stack_size, cooperative, checks)
     except MemoryError:
         raise LaunchError(f"this machine has not the memory to simulate this launch on {spec.name} "
                           f"(device memory {mem.size} B, local memory {d.local_size} B per thread)") from None
+    _device_output(res, d, mem, read_symbols)
+    return res
+
+
+def _device_output(res, d, mem, read_symbols) -> None:
+    """After the kernel: its printf output, formatted on the host and written to stdout as the driver
+    does at the end of a launch, and the module variables asked for."""
+    for name in read_symbols:
+        if name not in d.global_symbols:
+            raise LaunchError(f"read_symbols: the module has no .global variable '{name}'")
+        addr, size = d.global_symbols[name]
+        res.symbols[name] = bytes(mem.read(addr, size))
+    if "__gpusim_printf_top" not in d.global_symbols:
+        return
+    top = int.from_bytes(bytes(mem.read(d.global_symbols["__gpusim_printf_top"][0], 8)), "little")
+    text, lost = devrt.printf_records(mem.read, d.global_symbols["__gpusim_printf_fifo"][0], top, d.const_bytes)
+    res.stdout = text
+    if text:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    if lost:
+        print(f"gpusim: printf output of {lost} bytes was lost: the kernel wrote more than the "
+              f"{devrt.FIFO_BYTES}-byte printf FIFO holds (as on the GPU)", file=sys.stderr)
 
 
 def _check_capacity(d, args, spec) -> None:

@@ -3,6 +3,8 @@
 One switch, any of:
 
     import gpusim.dropin.auto                    # first line of a script: every launch runs on gpusim
+    GPUSIM_DROPIN=1 PYTHONPATH=$(gpusim dropin-path) python script.py   # an environment variable, as
+                                                 # NUMBA_ENABLE_CUDASIM: child Python processes too
     with gpusim.dropin.simulate(gpu="h100"):     # only inside the block
     gpusim python script.py [args]               # a whole script, unchanged
     pytest -p gpusim.dropin.pytest_plugin        # a test suite
@@ -42,6 +44,25 @@ def enable(gpu=None, mode=None) -> None:
     if _STATE["patcher"] is None:
         from gpusim.dropin.patch import apply
         _STATE["patcher"] = apply(SETTINGS, _record)
+
+
+def site_dir() -> str:
+    """The folder whose sitecustomize.py enables the drop-in in any Python process started with
+    GPUSIM_DROPIN=1 and this folder on PYTHONPATH."""
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "site")
+
+
+def child_env(env=None) -> dict:
+    """An environment in which Python processes run their numba.cuda launches on gpusim, with this
+    process's settings."""
+    env = dict(os.environ if env is None else env)
+    path = env.get("PYTHONPATH", "")
+    env["PYTHONPATH"] = site_dir() + (os.pathsep + path if path else "")
+    env["GPUSIM_DROPIN"] = "1"
+    if isinstance(SETTINGS["gpu"], str):
+        env["GPUSIM_GPU"] = SETTINGS["gpu"]
+    env["GPUSIM_MODE"] = SETTINGS["mode"]
+    return env
 
 
 def disable() -> None:

@@ -130,36 +130,6 @@ GS_DONE:
 """
 
 
-# Device-side malloc/free (numba's runtime allocates arrays in kernels with them): CUDA's device heap,
-# 8 MiB by default (cudaLimitMallocHeapSize), as a bump allocator: malloc atomically advances the
-# top of the heap, returns NULL when it is full; free gives nothing back.
-HEAP_BYTES = 8 << 20
-MALLOC_PTX = f"""
-.global .align 16 .b8 __gpusim_heap[{HEAP_BYTES}];
-.global .align 8 .u64 __gpusim_heap_top;
-.visible .func (.param .b64 func_retval0) malloc(.param .b64 size)
-{{
-    .reg .pred %p<2>;
-    .reg .b64 %rd<8>;
-    ld.param.u64 %rd1, [size];
-    add.u64 %rd1, %rd1, 15;
-    and.b64 %rd1, %rd1, -16;
-    mov.u64 %rd2, __gpusim_heap_top;
-    atom.global.add.u64 %rd3, [%rd2], %rd1;
-    add.u64 %rd4, %rd3, %rd1;
-    setp.gt.u64 %p1, %rd4, {HEAP_BYTES};
-    mov.u64 %rd5, __gpusim_heap;
-    add.u64 %rd6, %rd5, %rd3;
-    selp.b64 %rd7, 0, %rd6, %p1;
-    st.param.b64 [func_retval0], %rd7;
-    ret;
-}}
-.visible .func free(.param .b64 ptr)
-{{
-    ret;
-}}
-"""
-_EXTERN = re.compile(r"\.extern\s+\.func\s*(?:\([^)]*\))?\s*(\w+)")
 
 
 def kernel_ptx(kernel) -> str:
@@ -179,10 +149,7 @@ def kernel_ptx(kernel) -> str:
             raise UnsupportedInstruction("link", f"{kernel.py_func.__name__}.ptx", 0, str(obj),
                                          f"linking a .{kind} file (only CUDA C sources and PTX can be linked "
                                          "without a GPU)")
-    externs = set(_EXTERN.findall("\n".join(parts)))
-    if "malloc" in externs or "free" in externs:
-        parts.append(MALLOC_PTX)
-    return "\n".join(parts)
+    return "\n".join(parts)      # malloc/free/vprintf: gpusim.devrt, linked by PTXModule
 
 
 def ptx_kernel(kernel):

@@ -82,6 +82,7 @@ def _host_value(kernel, ty, val):
     from numba.cuda import args as hints
     for ext in getattr(kernel, "extensions", None) or ():
         ty, val = ext.prepare_args(ty, val, stream=0, retr=[])
+    _sentry_contiguous(val.value if isinstance(val, hints.ArgHint) else val)
     if isinstance(val, hints.In):
         v = val.value
         return v.copy() if isinstance(v, np.ndarray) else v
@@ -95,18 +96,77 @@ def _launch_fn(settings, record):
         from gpusim.launch import launch as gpusim_launch
         k = ptx_kernel(self)
         args = [_host_value(self, t, v) for t, v in zip(self.argument_types, args)]
+        syms = _exception_symbols(k.decoded.name) if self.debug else ()
         res = gpusim_launch(k, griddim, blockdim, *args, gpu=settings["gpu"], mode=settings["mode"],
-                            shared_mem=int(sharedmem), cooperative=bool(getattr(self, "cooperative", False)))
+                            shared_mem=int(sharedmem), cooperative=bool(getattr(self, "cooperative", False)),
+                            read_symbols=syms)
         streams.advance(res)
         record(res)
+        if self.debug:
+            _raise_kernel_exception(self, res)
     return launch
+
+
+def _exception_symbols(entry: str) -> tuple:
+    """The module variables a debug kernel records an exception in (numba's `<entry>__errcode__`, and
+    the thread and block that raised it)."""
+    return (f"{entry}__errcode__",) + tuple(f"{entry}__{w}{d}__" for w in ("tid", "ctaid") for d in "zyx")
+
+
+def _raise_kernel_exception(kernel, res):
+    """Raise what the kernel raised, as numba's launch does after a debug kernel: the exception class
+    and arguments the kernel's error code names, prefixed with the source line and thread."""
+    import os
+    vals = {n: int.from_bytes(b[:4], "little", signed=True) for n, b in res.symbols.items()}
+    entry = res.decoded.name
+    code = vals.get(f"{entry}__errcode__", 0)
+    if code == 0:
+        return
+    tid = [vals[f"{entry}__tid{d}__"] for d in "zyx"]
+    ctaid = [vals[f"{entry}__ctaid{d}__"] for d in "zyx"]
+    exccls, exc_args, loc = kernel.call_helper.get_exception(code)
+    locinfo = "" if loc is None else "In function %r, file %s, line %s, " % (loc[0], os.path.abspath(loc[1]), loc[2])
+    prefix = "%stid=%s ctaid=%s" % (locinfo, tid, ctaid)
+    exc_args = (("%s: %s" % (prefix, exc_args[0]),) + tuple(exc_args[1:])) if exc_args else (prefix,)
+    raise exccls(*exc_args)
+
+
+def _forall_block_fn(settings):
+    def block_size(self, dispatcher):
+        """ForAll's block size when none is given: the largest that reaches the most resident warps
+        per SM for this kernel (what the driver's cuOccupancyMaxPotentialBlockSize finds)."""
+        if self.thread_per_block:
+            return self.thread_per_block
+        from gpusim.presets import get_preset
+        from gpusim.timing.occupancy import occupancy
+        spec = get_preset(settings["gpu"]) if isinstance(settings["gpu"], str) else settings["gpu"]
+        d = ptx_kernel(next(iter(dispatcher.overloads.values()))).decoded
+        regs = min(d.regs_per_thread, spec.sm.max_regs_per_thread)
+        best, best_warps = 32, -1
+        for tpb in range(min(1024, spec.sm.max_threads_per_cta), 0, -32):
+            occ = occupancy(spec, tpb, regs, d.shared_static + int(self.sharedmem), 1)
+            warps = occ.ctas_per_sm * occ.warps_per_cta
+            if warps > best_warps:
+                best, best_warps = tpb, warps
+        return best
+    return block_size
 
 
 def _auto_device(obj, stream=0, copy=True, user_explicit=False):
     """numba's auto_device: (device array, whether it is new) for an array-like or scalar."""
     if isinstance(obj, arrays.DeviceArray):
         return obj, False
+    _sentry_contiguous(obj)
     return arrays.to_device(obj, stream=stream, copy=copy), True
+
+
+def _sentry_contiguous(obj):
+    """numba copies a host array to the device as one block: a non-contiguous one is refused with
+    numba's ValueError (gpusim's launch would copy it, which numba on a GPU does not)."""
+    import numpy as np
+    from numba.cuda.cudadrv.devicearray import sentry_contiguous
+    if isinstance(obj, np.ndarray) and not isinstance(obj, arrays.DeviceArray):
+        sentry_contiguous(obj)
 
 
 def _needs_driver(self, *args, **kwargs):
@@ -178,5 +238,6 @@ def apply(settings, record) -> Patcher:
     p.set(devicearray, "auto_device", _auto_device)
     p.set(dispatcher._Kernel, "launch", _launch_fn(settings, record))
     p.set(dispatcher._Kernel, "bind", lambda self: None)      # loading a module needs the driver
+    p.set(dispatcher.ForAll, "_compute_thread_per_block", _forall_block_fn(settings))
     p.set(codegen.CUDACodeLibrary, "get_cufunc", _needs_driver)
     return p

@@ -62,6 +62,7 @@ class DecodedKernel:
     reg_words: np.ndarray       # 32-bit words per register (0 for predicates)
     directives: dict = field(default_factory=dict)
     recursive: bool = False     # some function is on a call-graph cycle: threads need a call stack
+    global_symbols: dict = field(default_factory=dict)   # module .global variable -> (address, bytes)
     _regs: int | None = None
 
     @property
@@ -282,7 +283,9 @@ class Decoder:
             shared_static=self.shared_static, local_size=self.local.size,
             globals_size=self.glob.size, global_inits=self.global_inits, const_bytes=bytes(const),
             ptx_lines=lines, src_lines=srcs, texts=texts,
-            reg_words=np.array(self.reg_words or [0], np.int64), directives=dict(self.k.directives))
+            reg_words=np.array(self.reg_words or [0], np.int64), directives=dict(self.k.directives),
+            global_symbols={v.name: (self.sym[v.name][1], max(v.size, 1)) for v in self.m.vars
+                            if v.space == "global" and v.name in self.sym})
 
     def _src(self, loc):
         if loc is None or loc[1] == 0:

@@ -59,6 +59,13 @@ def tokenize(text: str, file: str = "<ptx>") -> list[Token]:
                 line += nls
                 line_start = pos + tok.rfind("\n") + 1
                 out.append(Token("nl", "\n", line, 1))
+        elif kind == "ident" and tok.startswith(".") and "." in tok[1:]:
+            # `.reg.b16` (inline asm in CUDA headers writes declarations without spaces): one
+            # directive token per dotted part, as `.reg .b16`; opcodes never start with a dot
+            col = pos - line_start + 1
+            for part in tok[1:].split("."):
+                out.append(Token(kind, "." + part, line, col))
+                col += len(part) + 1
         elif kind != "ws":
             out.append(Token(kind, tok, line, pos - line_start + 1))
         pos = m.end()
