@@ -25,6 +25,24 @@ class DeviceArray(np.ndarray):
         out = np.asarray(arr)
         return out[()] if return_scalar else out
 
+    def transpose(self, *axes):
+        """numba's device-array transpose: a 2-D array becomes a new C-contiguous array (numba runs a
+        transpose kernel for it; here it is copied), not numpy's strided view."""
+        axes = axes[0] if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))) else axes
+        if axes and tuple(axes) == tuple(range(self.ndim)):
+            return self
+        if self.ndim != 2:
+            raise NotImplementedError("transposing a non-2D DeviceNDArray isn't supported")
+        if axes and set(axes) != set(range(self.ndim)):
+            raise ValueError("invalid axes list %r" % (axes,))
+        out = device_array(self.shape[::-1], self.dtype, stream=self.stream)
+        out.view(np.ndarray)[...] = self.view(np.ndarray).T
+        return out
+
+    @property
+    def T(self):
+        return self.transpose()
+
     @property
     def alloc_size(self) -> int:
         return self.nbytes
@@ -32,6 +50,12 @@ class DeviceArray(np.ndarray):
     @property
     def gpu_data(self):
         return self
+
+    @property
+    def device_pointer(self):
+        from gpusim.errors import GpusimError
+        raise GpusimError("a raw device pointer (device_pointer) cannot be given out: gpusim's device memory "
+                          "exists only during a launch; pass the array to the kernel instead")
 
     @property
     def device_ctypes_pointer(self):
@@ -113,16 +137,22 @@ def to_device(obj, stream=0, copy=True, to=None):
 def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
     a = np.empty(shape, dtype=dtype, order=order)
     if strides is not None and tuple(strides) != a.strides:
-        a = np.lib.stride_tricks.as_strided(np.empty(max(1, int(np.prod(shape))) * np.dtype(dtype).itemsize * 4,
-                                                     np.uint8).view(dtype), shape, strides).copy()
+        strides = tuple(int(x) for x in strides)
+        if len(strides) != a.ndim or any(x < 0 for x in strides):
+            raise ValueError(f"strides {strides} do not fit an array of shape {a.shape}")
+        extent = sum((n - 1) * x for n, x in zip(a.shape, strides)) + a.itemsize if a.size else 0
+        a = np.ndarray(a.shape, a.dtype, buffer=np.zeros(max(extent, 1), np.uint8), strides=strides)
     out = a.view(DeviceArray)
     out.stream = stream
     return out
 
 
 def device_array_like(ary, stream=0):
-    order = "F" if ary.flags.f_contiguous and not ary.flags.c_contiguous else "C"
-    return device_array(ary.shape, ary.dtype, order=order, stream=stream)
+    """A new contiguous array like ary: numba's strides (a strided view's dimensions keep their
+    order of strides, as numpy's empty_like does) and order."""
+    from numba.cuda.api import _contiguous_strides_like_array, _order_like_array
+    return device_array(ary.shape, ary.dtype, strides=_contiguous_strides_like_array(ary),
+                        order=_order_like_array(ary), stream=stream)
 
 
 def host_array(shape, dtype=np.float64, strides=None, order="C", **_):

@@ -52,7 +52,6 @@ for _t in HALF:
     REJECTED[("tanh", _t)] = _HALF_APPROX.format(op="tanh")
     REJECTED[("atom", _t)] = "half-precision atomics (atom.add.noftz.f16 ...) are not implemented"
     REJECTED[("red", _t)] = "half-precision atomics (red.add.noftz.f16 ...) are not implemented"
-    REJECTED[("set", _t)] = "set with half-precision types is not implemented (setp is)"
 REJECTED[("atom", "b128")] = "128-bit atomics (atom.cas/exch.b128) are not implemented"
 
 R4 = "rn rz rm rp"
@@ -74,7 +73,7 @@ MODIFIERS = {
     "rsqrt": {"f32": "approx ftz", "f64": "approx ftz"},
     "ex2": {"f32": "approx ftz"}, "lg2": {"f32": "approx ftz"}, "sin": {"f32": "approx ftz"},
     "cos": {"f32": "approx ftz"}, "tanh": {"f32": "approx"},
-    "setp": {"f32": "ftz", "f16": "ftz"}, "set": {"f32": "ftz"}, "slct": {"f32": "ftz"},
+    "setp": {"f32": "ftz", "f16": "ftz"}, "set": {"f32": "ftz", "f16": "ftz"}, "slct": {"f32": "ftz"},
     "cvt": {c: R4 + " rni rzi rmi rpi ftz sat" for c in ("int", "f32", "f64", "f16", "bf16")},
 }
 SEMANTIC = {"rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi", "rna", "ftz", "sat", "approx", "full", "hi",

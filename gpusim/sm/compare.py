@@ -139,19 +139,55 @@ def exec_setp(P, M, i, w, mask):
             put(P, M, i, oc.D0 + 1, w, l, 1 if q else 0)
 
 
+@njit
+def _half_true(dty):
+    """1.0 in a half type's bits (f16 0x3C00, bf16 0x3F80); all ones of 16 bits for an integer type."""
+    if dty == T_F16 or dty == T_F16X2:
+        return 0x3C00
+    if dty == T_BF16 or dty == T_BF16X2:
+        return 0x3F80
+    return 0xFFFF
+
+
+@njit(no_cpython_wrapper=True)
+def _set_pair(P, M, i, w, mask, bf, dty):
+    """set.CmpOp.dtype.f16x2 / .bf16x2 d, a, b{, c}: each half of d from the halves of a and b."""
+    c = P.ins[i, oc.F_MOD]
+    comb = P.ins[i, oc.F_MOD2]
+    ftz = (P.ins[i, oc.F_FLAGS] & oc.FL_FTZ) != 0
+    t = _half_true(dty)
+    for l in range(32):
+        if not (mask >> l) & 1:
+            continue
+        a = bits(P, M, i, oc.S0, w, l)
+        b = bits(P, M, i, oc.S0 + 1, w, l)
+        lo = cmp_float(c, half_value(a, bf, ftz), half_value(b, bf, ftz))
+        hi = cmp_float(c, half_value(a >> 16, bf, ftz), half_value(b >> 16, bf, ftz))
+        if comb != 0:
+            x = (bits(P, M, i, oc.S0 + 2, w, l) & 1) != 0
+            lo = _combine(comb, lo, x)
+            hi = _combine(comb, hi, x)
+        put(P, M, i, oc.D0, w, l, (t if lo else 0) | ((t if hi else 0) << 16))
+
+
 @njit(no_cpython_wrapper=True)
 def exec_set(P, M, i, w, mask):
     """set.CmpOp.dtype.stype d, a, b: all ones (or 1.0f) when true."""
     dty = P.ins[i, oc.F_TYPE]
     sty = P.ins[i, oc.F_TYPE2]
     comb = P.ins[i, oc.F_MOD2]
+    if sty == T_F16X2 or sty == T_BF16X2:
+        _set_pair(P, M, i, w, mask, sty == T_BF16X2, dty)
+        return
     for l in range(32):
         if not (mask >> l) & 1:
             continue
         r = compare(P, M, i, w, l, sty)
         if comb != 0:
             r = _combine(comb, r, (bits(P, M, i, oc.S0 + 2, w, l) & 1) != 0)
-        if P.tkind[dty] == K_FLOAT:
+        if dty == T_F16 or dty == T_BF16:
+            put(P, M, i, oc.D0, w, l, _half_true(dty) if r else 0)
+        elif P.tkind[dty] == K_FLOAT:
             put(P, M, i, oc.D0, w, l, 0x3F800000 if r else 0)
         else:
             put_int(P, M, i, oc.D0, w, l, -1 if r else 0, dty)

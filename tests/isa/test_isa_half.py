@@ -357,6 +357,32 @@ def test_setp_bf16_and_ftz_flushes_subnormal_inputs():
     assert got.astype(bool).tolist() == (x > y).tolist()
 
 
+def test_set_with_half_types_gives_one_point_zero_in_the_destination_format():
+    a = h16([1.0, 2.0, -0.0, np.nan, 5.0] + [3.0] * 27)
+    b = h16([1.0, 1.0, 0.0, np.nan, 6.0] + [4.0] * 27)
+    eq = (f16_of(a) == f16_of(b))
+    got = run_lanes("set.eq.f16.f16 %d, %a, %b;", ins={"a": ("b16", a), "b": ("b16", b)}, outs={"d": "b16"})["d"]
+    assert got.tolist() == np.where(eq, 0x3C00, 0).tolist()          # f16 1.0 or +0
+    got = run_lanes("set.lt.bf16.f16 %d, %a, %b;", ins={"a": ("b16", a), "b": ("b16", b)}, outs={"d": "b16"})["d"]
+    assert got.tolist() == np.where(f16_of(a) < f16_of(b), 0x3F80, 0).tolist()      # bf16 1.0
+    got = run_lanes("set.gt.u32.f16 %d, %a, %b;", ins={"a": ("b16", a), "b": ("b16", b)}, outs={"d": "u32"})["d"]
+    assert got.tolist() == np.where(f16_of(a) > f16_of(b), 0xFFFFFFFF, 0).tolist()
+
+
+def test_set_f16x2_compares_each_half_into_its_own_half():
+    lo_a, lo_b = h16([1.0] * 16 + [2.0] * 16), h16([1.0] * 32)
+    hi_a, hi_b = h16([0.5] * 32), h16([0.25] * 8 + [0.5] * 24)
+    got = run_lanes("set.ge.f16x2.f16x2 %d, %a, %b;", ins={"a": ("b32", pack(lo_a, hi_a)),
+                                                           "b": ("b32", pack(lo_b, hi_b))}, outs={"d": "b32"})["d"]
+    lo, hi = unpack(got)
+    assert lo.tolist() == [0x3C00] * 32                               # 1.0 >= 1.0, 2.0 >= 1.0
+    assert hi.tolist() == [0x3C00] * 32                               # 0.5 >= 0.25, 0.5 >= 0.5
+    got = run_lanes("set.gt.u32.f16x2 %d, %a, %b;", ins={"a": ("b32", pack(lo_a, hi_a)),
+                                                         "b": ("b32", pack(lo_b, hi_b))}, outs={"d": "u32"})["d"]
+    want = np.where(f16_of(lo_a) > f16_of(lo_b), 0xFFFF, 0) | (np.where(f16_of(hi_a) > f16_of(hi_b), 0xFFFF, 0) << 16)
+    assert got.tolist() == want.tolist()
+
+
 # ------------------------------------------------------------------ rejected at load time
 REJECTED = [
     ("ex2.approx.f16 %h0, %h1;", "ex2"),
@@ -365,7 +391,6 @@ REJECTED = [
     ("atom.global.add.noftz.f16 %h0, [%rd0], %h1;", "atomics"),
     ("red.global.add.noftz.f16x2 [%rd0], %r1;", "atomics"),
     ("atom.global.add.noftz.bf16 %h0, [%rd0], %h1;", "atomics"),
-    ("set.eq.f16.f16 %h0, %h1, %h2;", "set"),
     ("add.rz.f16 %h0, %h1, %h2;", ".rn"),
     ("min.xorsign.abs.f16 %h0, %h1, %h2;", "xorsign"),
     ("cvt.rn.relu.f16.f32 %h0, %f0;", ".relu"),
