@@ -25,6 +25,11 @@ class LaunchError(GpusimError):
     """Bad launch parameters or arguments."""
 
 
+class LaunchBoundsError(LaunchError):
+    """A block the kernel's launch bounds (.maxntid / .reqntid) exclude: the driver refuses the launch
+    with CUDA_ERROR_INVALID_VALUE."""
+
+
 class ConfigError(GpusimError):
     """A bad preset or override; the message names the key path."""
 

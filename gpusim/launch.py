@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gpusim import devrt, jitcache
-from gpusim.errors import LaunchError
+from gpusim.errors import LaunchBoundsError, LaunchError
 from gpusim.kernels import PTXKernel, numba_kernel
 from gpusim.memory.device import DeviceMemory
 from gpusim.presets import GPUSpec, get_preset
@@ -350,6 +350,7 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
         raise LaunchError(f"unknown launch option(s): {', '.join(sorted(opts))}")
     k = _resolve(kernel, args, signature, fma)
     d = k.decoded
+    _check_launch_bounds(d, b)
     if cooperative:
         _check_cooperative(d, spec, g, b, shared_mem, regs_per_thread)
     smem_limit = spec.sm.smem - spec.sm.smem_per_cta_reserved
@@ -394,6 +395,20 @@ def _device_output(res, d, mem, read_symbols) -> None:
     if lost:
         print(f"gpusim: printf output of {lost} bytes was lost: the kernel wrote more than the "
               f"{devrt.FIFO_BYTES}-byte printf FIFO holds (as on the GPU)", file=sys.stderr)
+
+
+def _check_launch_bounds(d, b) -> None:
+    """A kernel compiled with .maxntid (launch bounds) cannot run a larger block; one with .reqntid
+    runs only that block shape: the driver refuses either launch (CUDA_ERROR_INVALID_VALUE)."""
+    n = b[0] * b[1] * b[2]
+    mx = [int(x) for x in d.directives.get("maxntid", [])]
+    if mx and n > int(np.prod(mx)):
+        raise LaunchBoundsError(f"CUDA_ERROR_INVALID_VALUE: a block of {n} threads exceeds the kernel's launch "
+                                f"bounds (.maxntid {', '.join(map(str, mx))}: {int(np.prod(mx))} threads)")
+    req = [int(x) for x in d.directives.get("reqntid", [])]
+    if req and tuple(req + [1] * (3 - len(req))) != tuple(b):
+        raise LaunchBoundsError(f"CUDA_ERROR_INVALID_VALUE: the kernel requires blocks of {tuple(req)} threads "
+                                f"(.reqntid), got {tuple(b)}")
 
 
 def _check_capacity(d, args, spec) -> None:

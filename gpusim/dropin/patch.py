@@ -21,6 +21,7 @@ class SimDevice:
         self.uuid = "GPU-gpusim"
         self.supports_float16 = True        # sm_90 has both
         self.supports_bfloat16 = True
+        self.supports_fp8 = True            # sm_89 and later
 
     @property
     def name(self) -> bytes:
@@ -97,9 +98,14 @@ def _launch_fn(settings, record):
         k = ptx_kernel(self)
         args = [_host_value(self, t, v) for t, v in zip(self.argument_types, args)]
         syms = _exception_symbols(k.decoded.name) if self.debug else ()
-        res = gpusim_launch(k, griddim, blockdim, *args, gpu=settings["gpu"], mode=settings["mode"],
-                            shared_mem=int(sharedmem), cooperative=bool(getattr(self, "cooperative", False)),
-                            read_symbols=syms)
+        from gpusim.errors import LaunchBoundsError
+        try:
+            res = gpusim_launch(k, griddim, blockdim, *args, gpu=settings["gpu"], mode=settings["mode"],
+                                shared_mem=int(sharedmem), cooperative=bool(getattr(self, "cooperative", False)),
+                                read_symbols=syms)
+        except LaunchBoundsError as e:      # what numba-cuda raises when the driver refuses the launch
+            from cuda.core._utils.cuda_utils import CUDAError
+            raise CUDAError(str(e)) from e
         streams.advance(res)
         record(res)
         if self.debug:

@@ -117,3 +117,16 @@ def test_the_environment_switch_reaches_child_processes():
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.strip() == "[7.0, 7.0, 7.0, 7.0] True"
     assert os.path.isfile(os.path.join(dropin.site_dir(), "sitecustomize.py"))
+
+
+def test_a_block_beyond_the_launch_bounds_is_refused_as_the_driver_refuses_it():
+    from cuda.core._utils.cuda_utils import CUDAError
+
+    @cuda.jit(launch_bounds=128)
+    def k(x):
+        x[cuda.grid(1)] = 1
+    x = np.zeros(256)
+    k[1, 128](x)
+    assert x[:128].sum() == 128
+    with pytest.raises(CUDAError, match="CUDA_ERROR_INVALID_VALUE"):
+        k[1, 256](x)
