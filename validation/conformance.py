@@ -187,7 +187,8 @@ def write_doc(s: dict, seconds: float, reused: bool = False):
                      f"{r['extra']} |")
     lines += ["", "## Every failure on gpusim of a test that passes on numba's simulator", "",
               "kind: `gpusim-error` (gpusim refused by name), `assertion` (a wrong value), `error` (another "
-              "exception), `skip`/`xfail` (skipped, or expected to fail, on gpusim as on a GPU).", "", "| test | kind | message |", "|---|---|---|"]
+              "exception), `skip`/`xfail` (skipped, or expected to fail, on gpusim as on a GPU).", "",
+              "| test | kind | message |", "|---|---|---|"]
     for test, kind, msg in s["failures"]:
         msg = msg.replace("|", "\\|").replace("\n", " ")
         lines.append(f"| {test.replace(SUITE + '.', '')} | {kind} | {msg[:300]} |")
