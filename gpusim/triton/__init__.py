@@ -28,7 +28,7 @@ from gpusim.triton.compile import (
     triton_module,
 )
 
-__all__ = ["jit_launch", "on_gpusim", "compile_for", "TritonKernel", "INSTALL_HINT"]
+__all__ = ["jit_launch", "on_gpusim", "compile_for", "arch_of", "TritonKernel", "INSTALL_HINT"]
 
 # keywords of jit_launch that go to gpusim.launch rather than to the kernel or to Triton
 LAUNCH_KEYS = ("max_instructions", "check", "progress", "regs_per_thread", "stack_size")

@@ -143,3 +143,28 @@ def test_a_plain_function_is_refused():
 def test_a_triton_compile_error_is_a_launch_error_naming_the_kernel():
     with pytest.raises(LaunchError, match="Triton could not compile 'bad_block'"):
         gt.jit_launch(bad_block, (1,), np.zeros(4, np.float32), mode="functional")
+
+
+@triton.jit
+def affine_if(x_ptr, coeffs, flag, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    v = tl.load(x_ptr + offs, mask=offs < n)
+    if flag:
+        v = v * coeffs[0] + coeffs[1]
+    tl.store(x_ptr + offs, v, mask=offs < n)
+
+
+def test_tuples_are_flattened_and_bools_pass_as_u1_parameters():
+    x = np.arange(10, dtype=np.float32)
+    k = gt.compile_for(affine_if, x, (2.0, 3.0), True, 10, BLOCK=16)
+    assert k.signature["coeffs"] == ("fp32", "fp32") and k.signature["flag"] == "u1"
+    gt.jit_launch(affine_if, (1,), x, (2.0, 3.0), True, 10, BLOCK=16, mode="functional")
+    np.testing.assert_array_equal(x, np.arange(10, dtype=np.float32) * 2 + 3)
+    gt.jit_launch(affine_if, (1,), x, (2.0, 3.0), False, 10, BLOCK=16, mode="functional")
+    np.testing.assert_array_equal(x, np.arange(10, dtype=np.float32) * 2 + 3)
+
+
+def test_a_spec_made_from_a_preset_compiles_for_that_presets_architecture():
+    from gpusim.presets import get_preset
+    mine = get_preset("a100").with_(name="my_a100")
+    assert gt.arch_of(mine) == 80 and gt.arch_of(get_preset("tiny")) == 90
