@@ -113,3 +113,12 @@ def test_gpusim_ptx_prints_a_triton_programs_ptx(capsys):
 def test_gpusim_list_shows_the_triton_programs(capsys):
     assert main(["list"]) == 0
     assert "triton_matmul_fp16" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", ["triton_softmax", "triton_layernorm", "triton_sum", "triton_matmul"])
+def test_tritons_shared_memory_reductions_are_race_free_under_racecheck_and_synccheck(name):
+    mod, runs = PROGRAMS[name], []
+    launch = _launcher()
+    mod.run(lambda fn, grid, *a, **meta: runs.append(launch(fn, grid, *a, check="racecheck,synccheck", **meta)),
+            mod.inputs(mod.SMALL_SIZE))
+    assert runs and all(not r.sanitizer.reports for r in runs)
