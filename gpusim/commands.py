@@ -17,14 +17,13 @@ from gpusim.sm.sanitize_report import parse_checks
 def cmd_list(args):
     from rich.table import Table
 
-    from programs import all_programs
     from programs.ptx_programs import PTX_PROGRAMS
     t = Table(title="example programs", title_justify="left")
     t.add_column("name")
     t.add_column("default size", justify="right")
     t.add_column("description")
-    for name, mod in all_programs().items():
-        t.add_row(name, str(mod.DEFAULT_SIZE), mod.DESCRIPTION)
+    for name, mod in _all_programs().items():
+        t.add_row(name, str(mod.DEFAULT_SIZE), mod.DESCRIPTION + (" (Triton)" if _is_triton(mod) else ""))
     for name, spec in PTX_PROGRAMS.items():
         t.add_row(name, "-", f"PTX from CUDA C: {spec['file']} kernel {spec['kernel']}")
     report.console.print(t)
@@ -53,9 +52,19 @@ def cmd_presets(args):
         report.console.print(t)
 
 
-def _program(name):
+def _all_programs():
+    """The numba.cuda programs of programs/ and the Triton programs of programs/triton/."""
     from programs import all_programs
-    progs = all_programs()
+    from programs.triton import all_programs as triton_programs
+    return {**all_programs(), **triton_programs()}
+
+
+def _is_triton(mod) -> bool:
+    return getattr(mod, "TRITON", False)
+
+
+def _program(name):
+    progs = _all_programs()
     if name not in progs:
         raise LaunchError(f"unknown program '{name}' (see `gpusim list`)")
     return progs[name]
@@ -68,6 +77,10 @@ def cmd_ptx(args):
         print((PTX_DIR / PTX_PROGRAMS[args.program]["file"]).read_text())
         return
     mod = _program(args.program)
+    if _is_triton(mod):         # compiled for its launches (h100) at the small size, not run
+        from gpusim.triton import compile_for
+        mod.run(lambda fn, grid, *a, **meta: print(compile_for(fn, *a, **meta).ptx), mod.inputs(mod.SMALL_SIZE))
+        return
     for fn, sig in mod.KERNELS:
         print(numba_kernel(fn, tuple(sig)).ptx)
 
@@ -191,6 +204,9 @@ def _run_program(args, opts):
         results.append(r)
         return r
 
+    if _is_triton(mod):
+        launcher = _triton_launcher(opts, results)
+
     with report.progress() as bar:
         opts["progress"] = bar
         out = mod.run(launcher, inp)
@@ -206,6 +222,21 @@ def _run_program(args, opts):
         tol = "bit-exact" if mod.RTOL == 0 and mod.ATOL == 0 else f"rtol {mod.RTOL:g}, atol {mod.ATOL:g}"
         report.console.print(f"[green]result matches the numpy reference[/green] ({tol})")
     return results, ok
+
+
+def _triton_launcher(opts, results):
+    """`launch(fn, grid, *args, **meta)` for a Triton program: gpusim.triton.jit_launch with the CLI's
+    options (the compiled kernel sets its own shared memory, so --shared does not apply)."""
+    from gpusim.triton import jit_launch
+    if opts.get("shared_mem"):
+        raise LaunchError("--shared does not apply to a Triton program: the compiled kernel sets its shared memory")
+    keep = {k: v for k, v in _launch_opts(opts).items() if k != "shared_mem"}
+
+    def launcher(fn, grid, *kargs, **meta):
+        r = jit_launch(fn, grid, *kargs, **keep, **meta)
+        results.append(r)
+        return r
+    return launcher
 
 
 def _dims(text, what):
