@@ -1,10 +1,11 @@
-"""Where numba keeps gpusim's compiled machine code, keyed on the sources of the whole package.
+"""Where numba keeps gpusim's compiled machine code, keyed on the sources it is compiled from.
 
 numba's own cache is keyed on the file that defines a function: an edit to a callee in another
 module would leave the caller's cached machine code stale. gpusim's jitted functions call each
 other across modules, so their cache lives in a directory named by a hash of every ``.py`` file of
-the package (and the numba and Python versions): any edit anywhere gives a fresh directory, and
-the old one is never read again. The directory is ``$GPUSIM_CACHE_DIR``, else
+the parts of the package numba compiles (`COMPILED`; and the numba and Python versions): any edit
+there gives a fresh directory, and the old one is never read again. Edits elsewhere (front ends,
+launch, drop-in, reports, CLI) cannot change compiled code and keep the cache. The directory is ``$GPUSIM_CACHE_DIR``, else
 ``$XDG_CACHE_HOME/gpusim``, else ``~/.cache/gpusim``; the eight most recently used trees are kept.
 
 `install()` registers the locator with numba; gpusim/__init__.py calls it before any jitted module
@@ -22,11 +23,20 @@ PACKAGE_ROOT = Path(__file__).resolve().parent
 KEEP = 8
 
 
-def source_hash(root: Path = PACKAGE_ROOT) -> str:
-    """sha256 over every .py file under `root` (relative path and bytes), numba's and Python's versions."""
+# The parts of the package numba compiles from: the layers at and below gpusim.timing (pyproject's
+# import-linter contract keeps jitted code from importing anything above them). An edit to a front
+# end, the launch API, the drop-in, reports or the CLI leaves the compiled core's cache valid.
+COMPILED = ("isa", "sm", "memory", "timing", "spec.py", "errors.py", "jit.py", "jitcache.py")
+
+
+def source_hash(root: Path = PACKAGE_ROOT, parts: tuple | None = None) -> str:
+    """sha256 over the .py files under `root` (relative path and bytes; only those under `parts`, files
+    or folders relative to root, when given), numba's and Python's versions."""
     import numba
     h = hashlib.sha256(f"{numba.__version__} {sys.version_info[:3]}".encode())
-    for p in sorted(root.rglob("*.py")):
+    files = root.rglob("*.py") if parts is None else (
+        p for part in parts for p in ([root / part] if part.endswith(".py") else (root / part).rglob("*.py")))
+    for p in sorted(files):
         h.update(str(p.relative_to(root)).encode() + b"\0")
         h.update(p.read_bytes() + b"\0")
     return h.hexdigest()[:16]
@@ -94,7 +104,7 @@ def install(package_root: Path = PACKAGE_ROOT) -> Path:
         return _installed
     from numba.core.caching import CacheImpl
     root = cache_root()
-    cache_dir = root / f"jit-{source_hash(package_root)}"
+    cache_dir = root / f"jit-{source_hash(package_root, COMPILED if package_root == PACKAGE_ROOT else None)}"
     locator = make_locator(package_root, cache_dir)
     CacheImpl._locator_classes.insert(0, locator)
     try:

@@ -60,3 +60,39 @@ def test_an_edit_to_a_callee_reaches_its_cached_caller(tmp_path, mode, after_edi
     (root / "pkg" / "callee.py").write_text(CALLEE.format(2))
     # gpusim's locator recompiles (20); numba's own keeps the caller's stale machine code (10)
     assert _run(root, mode) == after_edit
+
+
+def test_every_jitted_module_is_in_the_hashed_parts():
+    import re
+
+    from gpusim.jitcache import COMPILED, PACKAGE_ROOT
+    jitted = [p.relative_to(PACKAGE_ROOT) for p in PACKAGE_ROOT.rglob("*.py")
+              if re.search(r"\bnjit\b|@jit\b|numba\.jit\b", p.read_text())]
+    assert jitted
+    for rel in jitted:
+        assert str(rel) in COMPILED or rel.parts[0] in COMPILED, f"{rel} is compiled by numba but not hashed"
+
+
+def test_the_hashed_parts_are_the_layers_jitted_code_may_import():
+    import tomllib
+
+    from gpusim.jitcache import COMPILED, PACKAGE_ROOT
+    layers = tomllib.loads((PACKAGE_ROOT.parent / "pyproject.toml").read_text())["tool"]["importlinter"][
+        "contracts"][0]["layers"]
+    below = [m.strip() for layer in layers[layers.index("gpusim.timing"):] for m in layer.split("|")]
+    names = {m.removeprefix("gpusim.") for m in below}
+    hashed = {c.removesuffix(".py") for c in COMPILED}
+    assert names == hashed
+
+
+def test_an_edit_outside_the_compiled_parts_keeps_the_hash(tmp_path):
+    import shutil
+
+    from gpusim.jitcache import COMPILED, PACKAGE_ROOT
+    pkg = tmp_path / "gpusim"
+    shutil.copytree(PACKAGE_ROOT, pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    before = source_hash(pkg, COMPILED)
+    (pkg / "cli.py").write_text((pkg / "cli.py").read_text() + "\n# an edit\n")
+    assert source_hash(pkg, COMPILED) == before
+    (pkg / "sm" / "executor.py").write_text((pkg / "sm" / "executor.py").read_text() + "\n# an edit\n")
+    assert source_hash(pkg, COMPILED) != before
