@@ -5,8 +5,9 @@ module would leave the caller's cached machine code stale. gpusim's jitted funct
 other across modules, so their cache lives in a directory named by a hash of every ``.py`` file of
 the parts of the package numba compiles (`COMPILED`; and the numba and Python versions): any edit
 there gives a fresh directory, and the old one is never read again. Edits elsewhere (front ends,
-launch, drop-in, reports, CLI) cannot change compiled code and keep the cache. The directory is ``$GPUSIM_CACHE_DIR``, else
-``$XDG_CACHE_HOME/gpusim``, else ``~/.cache/gpusim``; the eight most recently used trees are kept.
+launch, drop-in, reports, CLI) cannot change compiled code and keep the cache. The directory is
+``$GPUSIM_CACHE_DIR``, else ``$XDG_CACHE_HOME/gpusim``, else ``~/.cache/gpusim``; the eight most
+recently used trees are kept.
 
 `install()` registers the locator with numba; gpusim/__init__.py calls it before any jitted module
 is imported (numba picks a function's cache location when the decorator runs).
