@@ -188,26 +188,25 @@ def reference(av, bv, cv, ty, acc, satfinite):
     return out
 
 
-def run_mma(shape, ty, acc, satfinite, small=False):
+def run_mma(shape, ty, acc, satfinite, small=False, cacc=None):
+    """acc: the D type; cacc: the C type (default: acc)."""
+    cacc = cacc or acc
     m, n, k = mnk(shape)
     a_codes, av = random_elements(ty, (m, k), small)
     b_codes, bv = random_elements(ty, (k, n), small)
-    c_codes, cv = random_elements(acc, (m, n), small)
-    if acc == "f16":
-        c_codes, cv = random_elements("f16", (m, n), small)
+    c_codes, cv = random_elements(cacc, (m, n), small)
     regs = {"a": pack(a_codes, lambda e, g, t: a_pos(shape, ty, e, g, t), n_regs(shape, ty, "a", acc), ty),
             "b": pack(b_codes, lambda e, g, t: b_pos(shape, ty, e, g, t), n_regs(shape, ty, "b", acc), ty),
-            "c": pack(c_codes, lambda e, g, t: c_pos(shape, e, g, t), n_regs(shape, ty, "c", acc),
-                      "f16" if acc == "f16" else acc)}
+            "c": pack(c_codes, lambda e, g, t: c_pos(shape, e, g, t), n_regs(shape, ty, "c", cacc), cacc)}
     rtype = "b64" if ty == "f64" else "b32"
     ins = {f"{x}{r}": (rtype, np.array(vals, dtype=np.uint64 if ty == "f64" else np.uint32))
            for x in "abc" for r, vals in enumerate(regs[x])}
-    nd = len(regs["c"])
+    nd = n_regs(shape, ty, "c", acc)
     outs = {f"d{r}": rtype for r in range(nd)}
     vec = {x: "{" + ", ".join(f"%{x}{r}" for r in range(len(regs[x]))) + "}" for x in "abc"}
     dvec = "{" + ", ".join(f"%d{r}" for r in range(nd)) + "}"
     sat = ".satfinite" if satfinite else ""
-    body = f"mma.sync.aligned.{shape}.row.col{sat}.{acc}.{ty}.{ty}.{acc} {dvec}, {vec['a']}, {vec['b']}, {vec['c']};"
+    body = f"mma.sync.aligned.{shape}.row.col{sat}.{acc}.{ty}.{ty}.{cacc} {dvec}, {vec['a']}, {vec['b']}, {vec['c']};"
     out = run_lanes(body, ins=ins, outs=outs)
     got = unpack([out[f"d{r}"] for r in range(nd)], shape, acc, m, n)
     cref = cv if ty not in ("s8", "u8") else cv.astype(np.int64)
@@ -235,6 +234,13 @@ def test_mma_exact_small_integer_sums_match_matmul_in_any_order(shape, ty, acc, 
     else:
         vals = got.astype(np.uint32).view(np.float32).astype(np.float64)
     assert np.array_equal(vals, exact)
+
+
+@pytest.mark.parametrize("shape", ["m16n8k8", "m16n8k16"])
+@pytest.mark.parametrize("dtype, ctype", [("f32", "f16"), ("f16", "f32")])
+def test_mma_f16_with_different_c_and_d_types_matches_numpy(shape, dtype, ctype):
+    got, want, _, _ = run_mma(shape, "f16", dtype, False, cacc=ctype)
+    assert np.array_equal(got, want)
 
 
 def test_mma_s8_satfinite_clamps_and_plain_wraps():
