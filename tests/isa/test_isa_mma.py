@@ -268,3 +268,32 @@ def test_mma_counts_tensor_instructions_by_family():
     m = out["_result"].metrics
     assert m["sm__inst_executed_pipe_tensor_op_hmma.sum"] == 1
     assert m["sm__inst_executed_pipe_tensor_op_imma.sum"] == 0
+
+
+REFUSED = [
+    ("mma.sync.aligned.m16n8k16.row.col.f32.tf32.tf32.f32 {%d0, %d1, %d2, %d3}, {%a0, %a1, %a2, %a3}, {%b0, %b1}, "
+     "{%c0, %c1, %c2, %c3};", "mma.m16n8k16 with .tf32 inputs is not implemented"),
+    ("mma.sync.aligned.m16n8k16.row.row.f32.f16.f16.f32 {%d0, %d1, %d2, %d3}, {%a0, %a1, %a2, %a3}, {%b0, %b1}, "
+     "{%c0, %c1, %c2, %c3};", "mma layouts other than .row.col"),
+    ("mma.sync.aligned.m16n8k16.row.col.satfinite.f32.f16.f16.f32 {%d0, %d1, %d2, %d3}, {%a0, %a1, %a2, %a3}, "
+     "{%b0, %b1}, {%c0, %c1, %c2, %c3};", "mma .satfinite with .f16 inputs"),
+    ("mma.sync.aligned.m8n8k16.row.col.s32.s8.s8.s32 {%d0, %d1}, {%a0}, {%b0}, {%c0, %c1};", "mma shape .m8n8k16"),
+    ("mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e4m3.f16 {%d0, %d1}, {%a0, %a1, %a2, %a3}, {%b0, %b1}, {%c0, %c1};",
+     "mma.m16n8k32.f16.e4m3.e4m3.f16 is not implemented"),
+]
+
+
+@pytest.mark.parametrize("line, why", REFUSED, ids=[w.split(" is")[0] for _, w in REFUSED])
+def test_mma_variants_outside_the_table_are_refused_by_name(line, why):
+    from gpusim.errors import UnsupportedInstruction
+    regs = {f"{x}{i}": "b32" for x in "abcd" for i in range(4)}
+    with pytest.raises(UnsupportedInstruction, match=why.replace(".", r"\.")):
+        run_lanes(line, regs=regs, mode="functional")
+
+
+def test_mma_with_the_wrong_fragment_length_is_a_syntax_error():
+    from gpusim.errors import PTXSyntaxError
+    regs = {f"{x}{i}": "b32" for x in "abcd" for i in range(4)}
+    line = "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%d0, %d1}, {%a0, %a1, %a2, %a3}, {%b0, %b1}, {%c0, %c1};"
+    with pytest.raises(PTXSyntaxError, match="takes 4 registers for d, found 2"):
+        run_lanes(line, regs=regs, mode="functional")
