@@ -13,7 +13,7 @@ import numpy as np
 
 from gpusim.isa import opcodes as oc
 from gpusim.jit import njit
-from gpusim.memory.access import load, locate, store
+from gpusim.memory.access import fault, load, locate, store
 from gpusim.sm.memops import address
 from gpusim.sm.operands import bits, put
 from gpusim.sm.state import TI_ASYNC, TI_ATOM, TI_MASK, TI_NVEC, TI_SIZE, TI_SPACE, TI_STORE
@@ -39,6 +39,22 @@ def _element_lane(l, k, trans):
 
 
 @njit(no_cpython_wrapper=True)
+def _row_address(P, M, i, w, a, pc, space, rows):
+    """The shared offset of the row address lane `a` gives, into rows[a]; False after a fault (misaligned,
+    out of bounds, or a generic address outside the shared window)."""
+    addr = address(P, M, i, oc.S0, w, a)
+    sp, off = locate(M, space, addr, 16, w, a, pc)
+    if sp < 0:
+        return False
+    if sp != oc.SP_SHARED:
+        fault(M, oc.E_OOB, w, a, pc, addr, 16, oc.SP_SHARED)
+        return False
+    rows[a] = off
+    M.tr_addr[a] = off
+    return True
+
+
+@njit(no_cpython_wrapper=True)
 def exec_ldmatrix(P, M, i, w, mask, pc):
     nmat = P.ins[i, oc.F_VEC]
     trans = (P.ins[i, oc.F_FLAGS] & oc.FL_TRANS) != 0
@@ -46,11 +62,8 @@ def exec_ldmatrix(P, M, i, w, mask, pc):
     rows = M.si[0]          # per address lane, the shared offset of its row
     sp = oc.SP_SHARED
     for a in range(8 * nmat):
-        sp, off = locate(M, space, address(P, M, i, oc.S0, w, a), 16, w, a, pc)
-        if sp < 0:
+        if not _row_address(P, M, i, w, a, pc, space, rows):
             return
-        rows[a] = off
-        M.tr_addr[a] = off
     for l in range(32):
         if not (mask >> l) & 1:
             continue
@@ -71,13 +84,8 @@ def exec_stmatrix(P, M, i, w, mask, pc):
     rows = M.si[0]
     sp = oc.SP_SHARED
     for a in range(8 * nmat):
-        sp, off = locate(M, space, address(P, M, i, oc.S0, w, a), 16, w, a, pc)
-        if sp < 0:
+        if not _row_address(P, M, i, w, a, pc, space, rows):
             return
-        if sp != oc.SP_SHARED:
-            return
-        rows[a] = off
-        M.tr_addr[a] = off
     for l in range(32):
         for j in range(nmat):
             v = bits(P, M, i, oc.S0 + 1 + j, w, l)

@@ -50,7 +50,8 @@ class PipelineSpec:
     lat_barrier: int = param(20, "cycles", "from the last arrival at bar.sync to the waiting warps' next issue",
                              (1, MAX_CYCLES))
     # H100 SXM5 (whitepaper): 989.4 dense FP16 tensor TFLOPS = 132 SMs x 4096 FLOP/cycle x 1830 MHz;
-    # TF32 half of that, FP8 and INT8 twice, FP64 tensor 66.9 TFLOPS (~256 FLOP/cycle/SM)
+    # TF32 half of that, FP8 and INT8 twice, FP64 tensor 66.9 TFLOPS (~256 FLOP/cycle/SM). These are the
+    # architectural peaks (wgmma reaches them); mma.sync is measured somewhat below them on H100.
     tensor_f16: int = param(4096, "FLOP/cycle/SM", "dense mma.sync rate with f16/bf16 inputs", (1, 1 << 20))
     tensor_tf32: int = param(2048, "FLOP/cycle/SM", "dense mma.sync rate with tf32 inputs", (1, 1 << 20))
     tensor_fp8: int = param(8192, "FLOP/cycle/SM", "dense mma.sync rate with e4m3/e5m2 inputs", (1, 1 << 20))

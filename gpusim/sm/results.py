@@ -46,7 +46,8 @@ def fault_message(d, M, g, b) -> str:
     where = _where(d, pc)
     if code in _ERR:
         op = oc.OPS[int(d.ins[pc, oc.F_OP])]
-        kind = {"ld": "load", "ldu": "load", "st": "store"}.get(op, "atomic")
+        kind = {"ld": "load", "ldu": "load", "st": "store", "ldmatrix": "ldmatrix", "stmatrix": "stmatrix",
+                "cp": "cp.async"}.get(op, "atomic")
         space = _SPACE_NAME.get(int(e[oc.EW_SPACE]), "?")
         return (f"{_ERR[code]} {space} {kind} of {int(e[oc.EW_SIZE])} bytes at address {int(e[oc.EW_ADDR]):#x} "
                 f"by block {cta} thread {tid} {where}")

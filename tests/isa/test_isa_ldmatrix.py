@@ -86,3 +86,16 @@ def test_ldmatrix_misaligned_row_address_faults():
     with pytest.raises(Exception, match="misaligned"):
         run_lanes(body, ins={"p": ("u32", np.arange(32, dtype=np.uint32))}, outs={"d0": "u32"}, decls=DECLS,
                   mode="functional")
+
+
+def test_ldmatrix_from_a_generic_address_outside_shared_memory_faults():
+    body = "    ld.param.u64 %g, [arr_m];\n    ldmatrix.sync.aligned.m8n8.x1.b16 {%d0}, [%g];\n"
+    with pytest.raises(Exception, match="out-of-bounds shared ldmatrix"):
+        run_lanes(body, outs={"d0": "u32"}, decls=DECLS, arrays={"m": np.zeros(64, np.uint16)}, mode="functional")
+
+
+def test_cp_async_out_of_bounds_source_names_the_instruction():
+    body = ("    mov.u32 %sb, sm;\n    ld.param.u64 %g, [arr_m];\n    add.s64 %g, %g, 4096;\n"
+            "    cp.async.cg.shared.global [%sb], [%g], 16;\n")
+    with pytest.raises(Exception, match="out-of-bounds global cp.async"):
+        run_lanes(body, decls=DECLS, arrays={"m": np.zeros(64, np.uint16)}, mode="functional")
