@@ -105,3 +105,13 @@ def test_cp_async_variants_gpusim_does_not_run_are_refused_by_name(line, why):
 def test_cp_async_cg_takes_16_bytes_only():
     with pytest.raises(PTXSyntaxError, match="cp.async.cg copies 16 bytes"):
         run_lanes("cp.async.cg.shared.global [%dst], [%src], 8;", decls=DECLS, mode="functional")
+
+
+@pytest.mark.parametrize("kind", ["ca", "cg"])
+def test_cp_async_cg_bypasses_the_l1_and_ca_fills_it(kind):
+    wait = "cp.async.wait_all;\n    ld.global.v2.u64 {%x, %y}, [%src];"      # the same bytes again, through the L1
+    src = np.zeros(512, np.uint8)
+    out = run_lanes(copy_kernel(16, wait=wait, kind=kind), decls=DECLS, mode="timing",
+                    arrays={"src": src, "dst": np.zeros((32, 16), np.uint8)})
+    hit = out["_result"].metrics["l1tex__t_sector_hit_rate.pct"]
+    assert (hit == 0.0) if kind == "cg" else (hit >= 50.0)
