@@ -62,7 +62,7 @@ def check(dec, fn, it: ast.Instr, base: str) -> None:
     for tok in mods:
         if tok in _NOT_HERE:
             _reject(dec, it, _NOT_HERE[tok])
-    known = _ALLOWED[base] | _COMMON | set(oc.RND)
+    known = _ALLOWED[base] | _COMMON | ({"rn"} if base == "mma" else set())    # mma rounds to nearest only
     for tok in mods:
         shape_like = base == "mma" and tok[:1] == "m" and tok[1:2].isdigit()     # _check_mma names the shape
         typed = base in ("mma", "ldmatrix", "stmatrix") and tok in TYPE_CODE

@@ -278,6 +278,8 @@ REFUSED = [
     ("mma.sync.aligned.m16n8k16.row.col.satfinite.f32.f16.f16.f32 {%d0, %d1, %d2, %d3}, {%a0, %a1, %a2, %a3}, "
      "{%b0, %b1}, {%c0, %c1, %c2, %c3};", "mma .satfinite with .f16 inputs"),
     ("mma.sync.aligned.m8n8k16.row.col.s32.s8.s8.s32 {%d0, %d1}, {%a0}, {%b0}, {%c0, %c1};", "mma shape .m8n8k16"),
+    ("mma.sync.aligned.m8n8k4.row.col.rz.f64.f64.f64.f64 {%d0, %d1}, {%a0}, {%b0}, {%c0, %c1};",
+     "mma qualifier .rz is not implemented"),
     ("mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e4m3.f16 {%d0, %d1}, {%a0, %a1, %a2, %a3}, {%b0, %b1}, {%c0, %c1};",
      "mma.m16n8k32.f16.e4m3.e4m3.f16 is not implemented"),
 ]
