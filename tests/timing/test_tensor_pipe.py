@@ -58,3 +58,14 @@ def test_mma_rates_follow_the_preset():
     assert slowed > fast and slowed >= (N - 1) * ii
     assert m["sm__pipe_tensor_op_hmma_cycles_active.sum"] == N * ii
     assert np.isfinite(slowed)
+
+
+def test_a_predicated_mma_with_ten_source_registers_is_scoreboarded_in_timing_mode():
+    # a guard plus mma.m16n8k16.f32's 10 source registers: 11 register reads for the scoreboard
+    body = ("setp.ne.u32 %q, %z_tid, 99;\n"
+            "    @%q mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%d0, %d1, %d2, %d3}, {%a0, %a1, %a2, %a3}, "
+            "{%b0, %b1}, {%c0, %c1, %c2, %c3};")
+    ins = {**{f"a{i}": ("b32", 0x3C003C00) for i in range(4)}, **{f"b{i}": ("b32", 0x3C003C00) for i in range(2)},
+           **{f"c{i}": ("f32", 1.0) for i in range(4)}}
+    out = run_lanes(body, ins=ins, outs={f"d{i}": "f32" for i in range(4)}, regs={"q": "pred"})
+    assert all(np.all(out[f"d{i}"] == 17.0) for i in range(4))        # 16 products of 1 * 1, plus c = 1
