@@ -99,3 +99,17 @@ def test_cp_async_out_of_bounds_source_names_the_instruction():
             "    cp.async.cg.shared.global [%sb], [%g], 16;\n")
     with pytest.raises(Exception, match="out-of-bounds global cp.async"):
         run_lanes(body, decls=DECLS, arrays={"m": np.zeros(64, np.uint16)}, mode="functional")
+
+
+def test_racecheck_says_which_ldmatrix_lines_it_does_not_check():
+    from conftest import build_kernel
+
+    import gpusim
+    body = STAGE + "    bar.sync 0;\n    ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%d0}, [%addr];\n"
+    text = build_kernel(body, {"p": ("u32", 0)}, {"d0": "u32"}, decls=DECLS)
+    k = gpusim.load_ptx(text)["k"]
+    line = next(i + 1 for i, t in enumerate(text.splitlines()) if "ldmatrix" in t)
+    res = gpusim.launch(k, 1, 32, np.zeros(32, np.uint32), np.arange(32, dtype=np.uint32), mode="functional",
+                        check="racecheck")
+    assert res.sanitizer.untracked == [line]
+    assert any("not checked" in x and str(line) in x for x in res.sanitizer.lines())
