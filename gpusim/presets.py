@@ -67,11 +67,19 @@ H100 = GPUSpec()
 A100 = H100.with_(
     name="a100", description="NVIDIA A100 SXM4 40GB (sm_80)", n_sm=108, clock_mhz=1410.0,
     sm={"smem": 167936},
+    # A100 whitepaper: 312 dense FP16 tensor TFLOPS = 108 SMs x 2048 FLOP/cycle x 1410 MHz; TF32 156, INT8 624
+    # TOPS, FP64 tensor 19.5 TFLOPS (128 FLOP/cycle/SM); no FP8 mma on sm_80 (given INT8's rate)
+    pipes={"tensor_f16": 2048, "tensor_tf32": 1024, "tensor_int8": 4096, "tensor_fp8": 4096, "tensor_f64": 128,
+           "lat_tensor": 24},
     l1={"size": 196608 - 167936 + 32768},
     l2={"size": 41943040, "slices": 80, "latency": 200, "bandwidth": 1.55e12 / 1410e6 * 2.3},
     dram={"latency": 400, "bandwidth": 1.55e12 / 1410e6, "capacity": 40536 << 20})
 V100 = H100.with_(
     name="v100", description="NVIDIA V100 SXM2 16GB (sm_70)", n_sm=80, clock_mhz=1530.0,
+    # V100 whitepaper: 125 FP16 tensor TFLOPS = 80 SMs x 1024 FLOP/cycle x 1530 MHz. sm_70 runs only f16
+    # mma (m8n8k4, which gpusim does not model); the other rates are given as f16's / FP64's for completeness
+    pipes={"tensor_f16": 1024, "tensor_tf32": 1024, "tensor_int8": 1024, "tensor_fp8": 1024, "tensor_f64": 64,
+           "lat_tensor": 24},
     sm={"max_ctas": 32, "smem": 98304, "smem_per_cta_reserved": 0},
     smem={"latency": 19},
     l1={"size": 131072 - 98304 + 32768, "latency": 28},

@@ -41,8 +41,13 @@ TYPES = {
     "exit": NONE, "trap": NONE, "brkpt": NONE, "nanosleep": ("u32",),
     "shfl": ("b32",), "vote": ("pred", "b32"), "activemask": ("b32",), "redux": ("u32", "s32", "b32"),
     "addc": CARRY, "subc": CARRY, "madc": CARRY, "match": ("b32", "b64"), "shf": ("b32",),
+    # checked by tensorops.py (shapes, layouts, four mma types); listed here for the coverage table
+    "cp": NONE, "ldmatrix": ("b16",), "stmatrix": ("b16",), "elect": NONE,
+    "mma": ("f16", "bf16", "tf32", "e4m3", "e5m2", "s8", "u8", "f64"),
 }
-SECOND = {"cvt": CVT, "set": B + INT + F + HALF, "slct": ("s32", "f32")}
+TYPES["cvt"] += ("tf32", "e4m3x2", "e5m2x2")
+SECOND = {"cvt": CVT + ("e4m3x2", "e5m2x2"), "set": B + INT + F + HALF, "slct": ("s32", "f32")}
+F8X2 = ("e4m3x2", "e5m2x2")
 
 _HALF_APPROX = "half-precision {op}.approx is not implemented"
 # (opcode, type) -> why it is rejected; a type in TYPES but listed here raises UnsupportedInstruction
@@ -74,10 +79,11 @@ MODIFIERS = {
     "ex2": {"f32": "approx ftz"}, "lg2": {"f32": "approx ftz"}, "sin": {"f32": "approx ftz"},
     "cos": {"f32": "approx ftz"}, "tanh": {"f32": "approx"},
     "setp": {"f32": "ftz", "f16": "ftz"}, "set": {"f32": "ftz", "f16": "ftz"}, "slct": {"f32": "ftz"},
-    "cvt": {c: R4 + " rni rzi rmi rpi ftz sat" for c in ("int", "f32", "f64", "f16", "bf16")},
+    "cvt": {**{c: R4 + " rni rzi rmi rpi ftz sat" for c in ("int", "f32", "f64", "f16", "bf16")},
+            "tf32": "rna rn rz satfinite", "f8": "rn satfinite"},
 }
 SEMANTIC = {"rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi", "rna", "ftz", "sat", "approx", "full", "hi",
-            "lo", "wide", "NaN", "relu", "xorsign", "abs", "cc", "shiftamt", "clamp"}
+            "lo", "wide", "NaN", "relu", "xorsign", "abs", "cc", "shiftamt", "clamp", "satfinite"}
 # modifiers rejected wherever they appear, and why
 MOD_REJECTED = {"xorsign": ".xorsign.abs is not implemented",
                 "abs": ".xorsign.abs is not implemented"}
@@ -85,8 +91,10 @@ INT_SAT = "integer .sat is only defined (and implemented) for add.sat.s32, sub.s
 
 
 def type_class(t: str) -> str:
-    if t in ("f32", "f64", ""):
+    if t in ("f32", "f64", "", "tf32"):
         return t
+    if t in ("e4m3", "e5m2", "e4m3x2", "e5m2x2"):
+        return "f8"
     if t in ("f16", "f16x2"):
         return "f16"
     if t in ("bf16", "bf16x2"):
@@ -117,8 +125,9 @@ def rejection(op: str, types: list, mods: list, vec: int = 1) -> str | None:
             return f"second type .{t2} is not accepted by {op} (accepted: {_names(SECOND[op])})"
         if (op, t2) in REJECTED:
             return REJECTED[(op, t2)]
-        if op == "cvt" and t in ("f16x2", "bf16x2") and t2 != "f32":
-            return f"cvt to .{t} converts a pair of f32 values"
+        why = _cvt_pair_rule(t, t2, mods)
+        if why:
+            return why
     ok = accepted_modifiers(op, t)
     for tok in mods:
         if tok not in SEMANTIC or op in ("setp", "set", "slct") and tok in ("hi", "lo"):   # setp.hi/lo compare
@@ -145,6 +154,25 @@ def rejection(op: str, types: list, mods: list, vec: int = 1) -> str | None:
         return "vector atomics are not implemented"
     if vec > 4:
         return f".v{vec} vectors are not implemented"
+    return None
+
+
+def _cvt_pair_rule(t: str, t2: str, mods: list) -> str | None:
+    """cvt to or from the packed and tensor-core formats: which pairs exist, and their rounding."""
+    if t2 in F8X2 and t != "f16x2":
+        return f"cvt from .{t2} converts to .f16x2 only"
+    if t == "f16x2" and t2 in F8X2:
+        return None if "rn" in mods else f"cvt.f16x2.{t2} takes .rn"
+    if t in ("f16x2", "bf16x2") + F8X2 and t2 != "f32":
+        return f"cvt to .{t} converts a pair of f32 values"
+    if t == "tf32" and t2 != "f32":
+        return "cvt to .tf32 converts an f32 value"
+    if t == "tf32" and not any(r in mods for r in ("rna", "rn", "rz")):
+        return "cvt.tf32.f32 takes .rna, .rn or .rz"
+    if t == "tf32" and "rna" not in mods and "satfinite" not in mods:
+        return "cvt.rn/.rz.tf32.f32 takes .satfinite"
+    if t in F8X2 and not ("rn" in mods and "satfinite" in mods):
+        return f"cvt to .{t} takes .rn.satfinite"
     return None
 
 

@@ -12,16 +12,21 @@ _CARRY_CHAIN = {"add", "sub", "setp", "set", "min", "max", "neg", "abs", "mul", 
 _INT64 = {TYPE_CODE["s64"], TYPE_CODE["u64"], TYPE_CODE["b64"]}
 
 
-def instruction_class(base: str, ty: int, flags: int, space: int) -> int:
-    if base in ("ld", "ldu", "st"):
+def instruction_class(base: str, ty: int, flags: int, space: int, sub: int = 0) -> int:
+    if base in ("ld", "ldu", "st", "ldmatrix", "stmatrix"):
         return oc.C_LDST
+    if base == "cp":        # the copy goes through the LSU; commit_group / wait_group are bookkeeping
+        return oc.C_LDST if sub == oc.CP_COPY else oc.C_MISC
+    if base == "mma":
+        return oc.C_TENSOR
     if base in ("atom", "red"):
         return oc.C_ATOMIC
     if base in _BRANCH:
         return oc.C_BRANCH
     if base == "bar":
         return oc.C_BARRIER
-    if base in ("shfl", "vote", "activemask", "redux", "match", "membar", "nop", "nanosleep", "brkpt", "prefetch"):
+    if base in ("shfl", "vote", "activemask", "redux", "match", "membar", "nop", "nanosleep", "brkpt", "prefetch",
+                "elect"):
         return oc.C_MISC
     if ty == T_F64:
         return oc.C_FP64

@@ -17,7 +17,7 @@ from gpusim.isa.accept import INT_SAT, MOD_REJECTED, MODIFIERS, REJECTED, SECOND
 from gpusim.isa.forms import FORMS
 
 SYNTHETIC = {"retf", "nop"}
-_CLASSES = ("int", "pred", "f32", "f64", "f16", "bf16")
+_CLASSES = ("int", "pred", "f32", "f64", "f16", "bf16", "tf32", "f8")
 _SPACES = ".global .shared .local .const .param (none: generic)"
 FAMILY = {
     "setp": " ".join("." + k for k in list(oc.CMP) + list(oc.BOOL)),
@@ -34,6 +34,16 @@ FAMILY = {
     "add": "int .cc: carry out (u32 s32 u64 s64)", "sub": "int .cc: borrow out (u32 s32 u64 s64)",
     "mad": "int .cc: carry out, with .hi or .lo", "madc": ".hi or .lo required",
     "mov": ".b128: d and a each a .b128 register or a {lo, hi} pair of 64-bit values",
+    "prmt": "modes .f4e .b4e .rc8 .ecl .ecr .rc16 (or none: the selector's nibbles)",
+    "cvt": ".tf32.f32 (.rna, or .rn/.rz with .satfinite); .e4m3x2/.e5m2x2.f32 d, a, b (.rn.satfinite); "
+           ".f16x2.e4m3x2/.e5m2x2 (.rn)",
+    "cp": ".async .ca (4, 8, 16 bytes) .cg (16); .shared{::cta}.global; src-size or ignore-src; .L2::64B/128B/256B, "
+          ".L2::cache_hint (policy); .commit_group, .wait_group N, .wait_all",
+    "ldmatrix": ".sync .aligned .m8n8 .x1 .x2 .x4 .trans .shared{::cta}",
+    "stmatrix": ".sync .aligned .m8n8 .x1 .x2 .x4 .trans .shared{::cta}",
+    "mma": ".sync .aligned .row.col; .m16n8k8/.m16n8k16 f16 (f16/f32 C and D), bf16 (f32); .m16n8k8 tf32 (f32); "
+           ".m16n8k32 s8/u8 (s32, .satfinite), e4m3/e5m2 (f32); .m8n8k4 f64",
+    "elect": ".sync (d\\|p; d may be _)",
 }
 
 
@@ -94,6 +104,21 @@ REJECTED_FORMS = [
     ("predicated `call` (@p call)", "@%p call.uni f;", "predicated call"),
     ("special registers %envreg<N>, %pm<N>, %cluster*, %reserved_smem*, ...", "mov.u32 %u, %envreg0;",
      "special register %envreg0"),
+    ("`cp.async.mbarrier.arrive` (mbarrier)", "cp.async.mbarrier.arrive.noinc.shared.b64 [%A];",
+     "cp.async.mbarrier.arrive is not implemented"),
+    ("`cp.async.bulk` (TMA bulk copies)", "cp.async.bulk.shared::cluster.global [%A], [%A], 16, [%A];",
+     "cp.async.bulk (TMA bulk copies) is not implemented"),
+    ("`mma` shapes other than m16n8k8/k16/k32 and m8n8k4.f64",
+     "mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 {%f,%f,%f,%f}, {%u,%u}, {%u}, {%f,%f,%f,%f};",
+     "mma shape .m16n8k4 is not implemented"),
+    ("`mma` type combinations outside the table (e.g. bf16 with an f16 accumulator)",
+     "mma.sync.aligned.m16n8k16.row.col.f16.bf16.bf16.f16 {%u,%u}, {%u,%u,%u,%u}, {%u,%u}, {%u,%u};",
+     "mma.m16n8k16.f16.bf16.bf16.f16 is not implemented"),
+    ("sparse `mma.sp`", "mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f,%f,%f,%f}, {%u,%u}, {%u,%u}, "
+     "{%f,%f,%f,%f}, %u, 0;", "sparse mma (mma.sp) is not implemented"),
+    ("`ldmatrix` / `stmatrix` shapes other than .m8n8",
+     "ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {%u, %u}, [%u];",
+     "ldmatrix shapes other than .m8n8 are not implemented"),
 ]
 
 
@@ -118,15 +143,16 @@ def markdown() -> str:
     for what, example, why in REJECTED_FORMS:
         lines.append(f"| {what} | `{example}` | rejected: {why} |")
     aliases = ", ".join(f"`{a}`" for a, b in oc.OP_ALIASES.items() if b == "nop")
-    lines += ["", f"Accepted without effect: {aliases}, `prefetch`, `bar.warp.sync`. Not decoded at all (an error "
-              "names the instruction and its line): opcodes not in this table, e.g. tensor-core `mma`/`wmma`, "
-              "`ldmatrix`, `cp.async`, `tex`/`suld`/`sust`, `wgmma`, TMA, `brx.idx`, indirect calls, "
-              "`prmt` modes, `createpolicy`.", ""]
+    lines += ["", f"Accepted without effect: {aliases} (`setmaxnreg.inc/.dec`: gpusim does not model register "
+              "reallocation), `prefetch`, `bar.warp.sync`. Not decoded at all (an error names the instruction and "
+              "its line): opcodes not in this table, e.g. `wmma`, `wgmma`, `tex`/`suld`/`sust`, TMA, `mbarrier`, "
+              "`brx.idx`, indirect calls, `createpolicy`.", ""]
     return "\n".join(lines)
 
 
 # ------------------------------------------------------------------ representative instructions
-_REG = {"u8": "u16", "s8": "s16", "b8": "b16", "f16": "b16", "bf16": "b16", "f16x2": "b32", "bf16x2": "b32"}
+_REG = {"u8": "u16", "s8": "s16", "b8": "b16", "f16": "b16", "bf16": "b16", "f16x2": "b32", "bf16x2": "b32",
+        "tf32": "b32", "e4m3": "b16", "e5m2": "b16", "e4m3x2": "b16", "e5m2x2": "b16"}
 _INIT = {"f32": ("0f40400000", "0f40000000", "0f3F800000"), "f64": ("0d4008000000000000", "0d4000000000000000",
                                                                    "0d3FF0000000000000"),
          "f16": ("0x4200", "0x4000", "0x3C00"), "bf16": ("0x4040", "0x4000", "0x3F80"),
@@ -156,6 +182,19 @@ EXAMPLES = {
     "madc": "mad.lo.cc.{t} %d, %a, %b, %c; madc.hi.{t} %d, %a, %b, %c;",
     "match": "match.all.sync.{t} %u|%p, %a, -1;", "shf": "shf.l.wrap.{t} %d, %a, %b, %u;",
     "bar": {"": "bar.sync 0;", "u32": "bar.red.popc.u32 %d, 0, %p;", "pred": "bar.red.and.pred %d, 0, %p;"},
+    "cp": ".shared .align 16 .b8 cpbuf[64]; cp.async.ca.shared.global [cpbuf], [%A], 16; cp.async.commit_group; "
+          "cp.async.wait_group 0; cp.async.wait_all;",
+    "ldmatrix": ".shared .align 16 .b8 lmbuf[128]; mov.u32 %u, lmbuf; "
+                "ldmatrix.sync.aligned.m8n8.x1.shared.{t} {%u}, [%u];",
+    "stmatrix": ".shared .align 16 .b8 smbuf[128]; mov.u32 %u, smbuf; "
+                "stmatrix.sync.aligned.m8n8.x1.shared.{t} [%u], {%u};",
+    "elect": "elect.sync %u|%p, -1;",
+    "mma": {**{t: f"mma.sync.aligned.{sh}.row.col.f32.{t}.{t}.f32 {{%f,%f,%f,%f}}, {{%u,%u,%u,%u}}, {{%u,%u}}, "
+                  "{%f,%f,%f,%f};" for t, sh in (("f16", "m16n8k16"), ("bf16", "m16n8k16"), ("tf32", "m16n8k8"),
+                                                   ("e4m3", "m16n8k32"), ("e5m2", "m16n8k32"))},
+            **{t: f"mma.sync.aligned.m16n8k32.row.col.s32.{t}.{t}.s32 {{%i,%i,%i,%i}}, {{%u,%u,%u,%u}}, {{%u,%u}}, "
+                  "{%i,%i,%i,%i};" for t in ("s8", "u8")},
+            "f64": "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%a,%b}, {%c}, {%d}, {%a,%b};"},
     # two-type instructions: (example varying the first type, example varying the second)
     "set": ("set.lt.{t}.s32 %d, %i, %i;", "set.lt.u32.{t} %u, %a, %b;"),
     "slct": ("slct.{t}.s32 %d, %a, %b, %i;", "slct.u32.{t} %u, %u, %u, %a;"),
@@ -172,10 +211,14 @@ def example(op: str, t: str, second: bool = False) -> str:
         tmpl = tmpl[1 if second else 0]
     cls = type_class(t)
     flt = cls in ("f32", "f64")
-    if op == "cvt" and second:
+    if op == "cvt" and second and cls == "f8":
+        tmpl = "cvt.rn.f16x2.{t} %u, %a;"
+        rnd = ""
+    elif op == "cvt" and second:
         rnd = ".rn" if cls == "int" or t == "f64" else ""          # to f32: rounding only when narrowing
     elif op == "cvt":
-        rnd = ".rzi" if cls == "int" else (".rn" if cls in ("f16", "bf16") else "")
+        rnd = ".rzi" if cls == "int" else {"f16": ".rn", "bf16": ".rn", "tf32": ".rna",
+                                           "f8": ".rn.satfinite"}.get(cls, "")
     else:
         rnd = ".rn" if flt and op in ("mad", "div", "sqrt", "rcp") else ""
     aop = "add"
@@ -189,7 +232,7 @@ def example(op: str, t: str, second: bool = False) -> str:
     body = (tmpl.replace("{t}", t).replace("{R}", rnd).replace("{L}", ".lo" if cls == "int" else "")
             .replace("{O}", aop).replace("{C}", ", %b" if aop == "cas" else "")
             .replace("{P}", "%p|%q" if t.endswith("x2") else "%p")
-            .replace("{F}", ", %f" if t in ("f16x2", "bf16x2") else ""))
+            .replace("{F}", ", %f" if t in ("f16x2", "bf16x2", "e4m3x2", "e5m2x2") else ""))
     return example_kernel(body, t)
 
 

@@ -27,6 +27,8 @@ from gpusim.isa.limits import check_totals
 from gpusim.isa.modifiers import classify
 from gpusim.isa.schedule import sink_load_consumers
 from gpusim.isa.spaces import GLOBAL_BASE
+from gpusim.isa.tensorops import BASES as TENSOR_BASES
+from gpusim.isa.tensorops import encode as encode_tensor
 from gpusim.isa.types import TYPE_CODE, TYPE_SIZE
 
 
@@ -328,8 +330,10 @@ class Decoder:
         if it.guard is not None:
             row[oc.F_GUARD] = self.reg(fn, it.guard, it)
             row[oc.F_GNEG] = int(it.guard_neg)
+        if base in TENSOR_BASES:
+            encode_tensor(fn, it, base, row)        # tensorops.py: shapes, types, sub-operations
         ty = row[oc.F_TYPE]
-        row[oc.F_CLASS] = instruction_class(base, ty, m.flags, m.space)
+        row[oc.F_CLASS] = instruction_class(base, ty, m.flags, row[oc.F_SPACE], row[oc.F_MOD])
         ops = list(it.operands)
         if base == "bra":
             if ops:
@@ -343,7 +347,7 @@ class Decoder:
         if base == "call":
             self.call(pc, fn, it, row, entries, retf, calls)
             return
-        if base in ("st", "red"):
+        if base in ("st", "red", "cp", "stmatrix"):
             dsts, srcs = [], ops
         elif base in ("bar", "membar", "exit", "trap", "brkpt", "nop", "nanosleep", "ret"):
             dsts, srcs = [], ops
@@ -383,6 +387,8 @@ class Decoder:
 
     @staticmethod
     def _src_type(base, row, i):
+        if base in TENSOR_BASES:
+            return TYPE_CODE["u32"]
         if base == "cvt":
             return row[oc.F_TYPE2]
         if base in ("shl", "shr") and i == 1:

@@ -8,6 +8,7 @@
   d[|p]    a destination with an optional predicate (shfl d|p)
   {d}      the destination of a load: a register, or a vector {r0, ..} of exactly .vN registers
   {d*} {a*}  a register / source, or a vector of 2..4 (mov pack / unpack)
+  {D} {A}  a register or a vector of 1..4 registers (ldmatrix, stmatrix, mma: tensorops.py checks the count)
   [a]      an address (only memory instructions have one, in this place)
   {b}      the value stored: a source, or a vector of exactly .vN sources
   {!}c     a predicate source, optionally negated
@@ -19,7 +20,7 @@ and UnsupportedInstruction for what the tables in accept.py reject.
 from __future__ import annotations
 
 from gpusim.errors import UnsupportedInstruction
-from gpusim.isa import ast
+from gpusim.isa import ast, tensorops
 from gpusim.isa import opcodes as oc
 from gpusim.isa.accept import HALF, rejection
 from gpusim.isa.types import TYPE_NAME
@@ -40,6 +41,8 @@ FORMS = {
     "brkpt": ("",), "nanosleep": ("a",),
     "shfl": ("d[|p], a, b, c, m", "d[|p], a, b, c"), "vote": ("d, {!}a, m", "d, {!}a"),
     "activemask": ("d",), "redux": ("d, a, m",), "match": ("d[|p], a, m",),
+    "cp": ("[a], [a], a", "[a], [a], a, b", "", "a"), "ldmatrix": ("{D}, [a]",), "stmatrix": ("[a], {A}",),
+    "mma": ("{D}, {A}, {A}, {A}",), "elect": ("d[|p], m",),
 }
 # valid PTX operand lists gpusim does not implement: (opcode, operand count) -> why
 UNSUPPORTED_FORMS = {("min", 4): "three-input min/max is not implemented",
@@ -59,8 +62,12 @@ def forms_for(base: str, m, mods: list) -> tuple:
     elif base == "match" and m.sub == oc.MATCH["any"]:
         forms = ("d, a, m",)             # only match.all writes a predicate
     elif base == "cvt":
-        pair = len(m.types) > 0 and TYPE_NAME[m.types[0]] in ("f16x2", "bf16x2")
+        pair = (len(m.types) > 1 and TYPE_NAME[m.types[0]] in ("f16x2", "bf16x2", "e4m3x2", "e5m2x2")
+                and TYPE_NAME[m.types[1]] == "f32")
         forms = forms[1:] if pair else forms[:1]
+    elif base == "cp":
+        sub = next((oc.CP[t] for t in mods if t in oc.CP), oc.CP_COPY)
+        forms = {oc.CP_COPY: forms[:2], oc.CP_WAIT: forms[3:]}.get(sub, forms[2:3])
     if any(t.startswith("L2::cache_hint") for t in mods):
         forms = tuple(f + ", policy" for f in forms)
     return forms
@@ -69,10 +76,12 @@ def forms_for(base: str, m, mods: list) -> tuple:
 def check_instruction(dec, fn, it: ast.Instr, base: str, m) -> None:
     """Raise for an instruction the decoder must not run: a malformed operand list, or a type or
     modifier combination accept.py rejects."""
+    if it.base in tensorops.BASES:
+        tensorops.check(dec, fn, it, it.base)
     if base == "nop":
         return
     names = [TYPE_NAME[c] for c in m.types]
-    why = rejection(base, names, it.mods, m.vec)
+    why = None if base in tensorops.BASES else rejection(base, names, it.mods, m.vec)
     if why is None and base == "call" and it.guard is not None:
         why = "predicated call"
     if why is None and names and names[0] in HALF and base not in ("ld", "ldu", "st", "mov", "cvt"):
@@ -115,11 +124,15 @@ def _check(dec, fn, it, base, m, tok, x, pred_type):
         return
     if isinstance(x, ast.Paren):
         dec._fail(it, f"a parenthesised list is only allowed in call ({what})")
-    if tok in ("d", "p", "p[|q]", "d[|p]", "{d}", "{d*}"):
+    if tok in ("d", "p", "p[|q]", "d[|p]", "{d}", "{d*}", "{D}"):
         _check_dest(dec, fn, it, m, tok, x, pred_type, what)
         return
     if isinstance(x, ast.PredPair):
         dec._fail(it, f"a predicate pair p|q is only allowed as a destination ({what})")
+    if tok == "{A}" and isinstance(x, ast.Vec):
+        if not 1 <= len(x.items) <= 4:
+            dec._fail(it, f"{what} is a vector of {len(x.items)}, expected 1 to 4 registers")
+        return
     if tok in ("{b}", "{a*}") and isinstance(x, ast.Vec):
         n = len(x.items)
         if tok == "{b}" and n != m.vec or tok == "{a*}" and not 2 <= n <= 4:
@@ -148,7 +161,8 @@ def _check_dest(dec, fn, it, m, tok, x, pred_type, what):
         dec._fail(it, f"setp.{TYPE_NAME[m.types[0]]} writes two predicates (p|q)")
     if isinstance(x, ast.Vec):
         n = len(x.items)
-        if tok == "{d}" and n != m.vec or tok == "{d*}" and not 2 <= n <= 4 or tok not in ("{d}", "{d*}"):
+        if (tok == "{d}" and n != m.vec or tok == "{d*}" and not 2 <= n <= 4 or tok == "{D}" and not 1 <= n <= 4
+                or tok not in ("{d}", "{d*}", "{D}")):
             dec._fail(it, f"{what} is a vector of {n}, expected "
                           + (f"{m.vec} (.v{m.vec})" if tok == "{d}" else "a single register"))
         for item in x.items:

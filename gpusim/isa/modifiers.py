@@ -2,11 +2,13 @@
 from __future__ import annotations
 
 from gpusim.isa import opcodes as oc
+from gpusim.isa.tensorops import family_token
 from gpusim.isa.types import TYPE_CODE, is_type
 
 _FLAG = {"ftz": oc.FL_FTZ, "sat": oc.FL_SAT, "approx": oc.FL_APPROX, "hi": oc.FL_HI, "wide": oc.FL_WIDE,
          "lo": oc.FL_LO, "full": oc.FL_FULL, "cc": oc.FL_CC, "uni": oc.FL_UNI, "volatile": oc.FL_VOLATILE,
-         "NaN": oc.FL_NAN, "relu": oc.FL_RELU, "shiftamt": oc.FL_SHIFTAMT, "clamp": oc.FL_CLAMP}
+         "NaN": oc.FL_NAN, "relu": oc.FL_RELU, "shiftamt": oc.FL_SHIFTAMT, "clamp": oc.FL_CLAMP,
+         "satfinite": oc.FL_SATFINITE}
 # accepted and without functional effect (cache policy, memory-order and scope qualifiers)
 _IGNORED = {"nc", "ca", "cg", "cs", "lu", "cv", "wb", "wt", "relaxed", "acquire", "release", "acq_rel",
             "sc", "weak", "sys", "gpu", "cta", "cluster", "aligned", "sync", "noftz", "mmio", "gl",
@@ -55,6 +57,11 @@ def classify(base: str, mods: list[str]) -> Mods:
 
 def _family(base: str, tok: str, m: Mods) -> bool:
     """Family-specific modifiers; True when consumed."""
+    if family_token(base, tok):        # cp.async, ldmatrix, mma, ...: tensorops.py checks their grammar
+        return True
+    if base == "prmt" and tok in oc.PRMT:
+        m.sub = oc.PRMT[tok]
+        return True
     if base in ("setp", "set", "slct") and tok in oc.CMP and not (base == "slct" and tok in oc.BOOL):
         m.sub = oc.CMP[tok]
         return True

@@ -17,18 +17,20 @@ OPS = [
     "shfl", "vote", "activemask", "redux",
     "addc", "subc", "madc",   # carry-in forms of add/sub/mad (the carry flag CC.CF: see gpusim/sm/alu_int.py)
     "match", "shf",
+    "cp", "ldmatrix", "stmatrix", "mma", "elect",   # cp.async, warp-wide matrix loads/stores and MMA (tensorops.py)
     "retf",   # synthetic: return from a .func once all its lanes reconverge
     "nop",    # synthetic: accepted hint instructions (prefetch, fence, pmevent)
 ]
 OP = {name: i for i, name in enumerate(OPS)}
 OP_ALIASES = {"barrier": "bar", "fence": "membar", "fma": "fma", "ld": "ld", "pmevent": "nop",
-              "discard": "nop", "applypriority": "nop", "createpolicy": None}
+              "discard": "nop", "applypriority": "nop", "createpolicy": None,
+              "setmaxnreg": "nop"}
 
 # ------------------------------------------------------------------ instruction fields
 F_OP, F_TYPE, F_TYPE2, F_MOD, F_MOD2, F_FLAGS, F_GUARD, F_GNEG, F_SPACE, F_VEC = range(10)
 F_TARGET, F_RECONV, F_LINE, F_SRCLINE, F_CLASS, F_NDST, F_NSRC, F_FUNC = range(10, 18)
 NF = 18
-NSLOT = 10
+NSLOT = 14     # 4 destinations, 10 sources (mma.m16n8k16.f32: A 4 + B 2 + C 4 registers)
 D0, S0 = 0, 4
 
 # carry flag CC.CF: a hidden per-thread register in source slot S_CC / destination slot D_CC (ccflag.py)
@@ -44,6 +46,8 @@ FL_FTZ, FL_SAT, FL_APPROX, FL_HI, FL_WIDE, FL_LO, FL_FULL, FL_CC, FL_UNI, FL_VOL
 FL_RELU = 2048
 FL_SHIFTAMT = 4096    # bfind.shiftamt
 FL_CLAMP = 8192       # shf.clamp (shf.wrap when clear)
+FL_SATFINITE = 16384  # cvt/mma .satfinite
+FL_TRANS = 32768      # ldmatrix/stmatrix .trans
 
 # ------------------------------------------------------------------ rounding modes (F_MOD2 for float ops)
 RND = {"rn": 0, "rz": 1, "rm": 2, "rp": 3, "rni": 4, "rzi": 5, "rmi": 6, "rpi": 7, "rna": 8}
@@ -67,6 +71,13 @@ TESTP = {"finite": 0, "infinite": 1, "number": 2, "notanumber": 3, "normal": 4, 
 REDUX = {"add": 0, "min": 1, "max": 2, "and": 3, "or": 4, "xor": 5}
 MATCH = {"any": 0, "all": 1}
 SHF = {"l": 0, "r": 1}
+# cp.async sub-operations (F_MOD); F_MOD2: 0 .ca, 1 .cg (bypasses L1)
+CP = {"copy": 0, "commit_group": 1, "wait_group": 2, "wait_all": 3}
+CP_COPY, CP_COMMIT, CP_WAIT, CP_WAIT_ALL = range(4)
+PRMT = {"f4e": 1, "b4e": 2, "rc8": 3, "ecl": 4, "ecr": 5, "rc16": 6}   # F_MOD (0: the default selector mode)
+# mma shapes (F_MOD); F_MOD2: the C type; F_TYPE: D type; F_TYPE2: A type; F_VEC: B type
+MMA_SHAPES = {"m16n8k8": 0, "m16n8k16": 1, "m16n8k32": 2, "m8n8k4": 3}
+MMA_M16N8K8, MMA_M16N8K16, MMA_M16N8K32, MMA_M8N8K4 = range(4)
 
 # ------------------------------------------------------------------ state spaces (F_SPACE)
 SPACE = {"generic": 0, "global": 1, "shared": 2, "local": 3, "const": 4, "param": 5}
@@ -75,8 +86,9 @@ SP_GENERIC, SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_CONST, SP_PARAM = range(6)
 # ------------------------------------------------------------------ pipeline classes (F_CLASS), for timing
 # int64: 64-bit integer arithmetic and compares, which the 32-bit INT datapath runs as two dependent
 # operations (IADD3 + IADD3.X, ISETP + ISETP.EX); it issues to the INT pipe.
-CLASSES = ["int", "fp32", "fp64", "sfu", "ldst", "branch", "barrier", "misc", "atomic", "int64"]
-C_INT, C_FP32, C_FP64, C_SFU, C_LDST, C_BRANCH, C_BARRIER, C_MISC, C_ATOMIC, C_INT64 = range(len(CLASSES))
+# tensor: mma.sync on the sub-partition's tensor core (its interval depends on shape and type: pipelines.py)
+CLASSES = ["int", "fp32", "fp64", "sfu", "ldst", "branch", "barrier", "misc", "atomic", "int64", "tensor"]
+C_INT, C_FP32, C_FP64, C_SFU, C_LDST, C_BRANCH, C_BARRIER, C_MISC, C_ATOMIC, C_INT64, C_TENSOR = range(len(CLASSES))
 
 # ------------------------------------------------------------------ special registers
 SREGS = ["tid.x", "tid.y", "tid.z", "ntid.x", "ntid.y", "ntid.z", "ctaid.x", "ctaid.y", "ctaid.z",
@@ -96,4 +108,5 @@ EW_CODE, EW_WARP, EW_LANE, EW_PC, EW_ADDR, EW_SIZE, EW_SPACE, EW_CTA = range(8)
 # ------------------------------------------------------------------ counters (cnt array)
 CNT_WARP_INST, CNT_THREAD_INST, CNT_BRANCH, CNT_DIVERGENT, CNT_BAR, CNT_LD, CNT_ST, CNT_ATOM = range(8)
 CNT_PRED_OFF, CNT_ACTIVE_LANES = 8, 9
+CNT_LDGSTS, CNT_LDSM, CNT_STSM, CNT_HMMA, CNT_IMMA, CNT_DMMA = range(10, 16)   # cp.async, ldmatrix, stmatrix, mma
 NCNT = 16

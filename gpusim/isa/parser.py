@@ -405,6 +405,9 @@ class Parser:
         if tok.kind == "ident":
             self.next()
             if t == "_":
+                if self.peek().text == "|":        # elect.sync _|p, ...: the value discarded
+                    self.next()
+                    return ast.PredPair(ast.Sink(), ast.Reg(self.scopes.name(self.next().text)))
                 return ast.Sink()
             if t == "WARP_SZ":
                 return ast.Imm(32, t)

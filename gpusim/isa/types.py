@@ -9,6 +9,8 @@ _TYPES = [
     ("s8", 1, 2), ("s16", 2, 2), ("s32", 4, 2), ("s64", 8, 2),
     ("f16", 2, 3), ("f16x2", 4, 3), ("bf16", 2, 3), ("bf16x2", 4, 3), ("f32", 4, 3), ("f64", 8, 3),
     ("pred", 1, 4),
+    # tensor-core and 8-bit float formats: operands of mma and cvt only (gpusim/isa/tensorops.py)
+    ("tf32", 4, 3), ("e4m3", 1, 3), ("e5m2", 1, 3), ("e4m3x2", 2, 3), ("e5m2x2", 2, 3),
 ]
 TYPE_CODE = {name: i + 1 for i, (name, _, _) in enumerate(_TYPES)}   # 0 = no type
 TYPE_NAME = {v: k for k, v in TYPE_CODE.items()}
@@ -25,6 +27,11 @@ T_F64 = TYPE_CODE["f64"]
 T_PRED = TYPE_CODE["pred"]
 T_F16X2 = TYPE_CODE["f16x2"]
 T_BF16X2 = TYPE_CODE["bf16x2"]
+T_TF32 = TYPE_CODE["tf32"]
+T_E4M3 = TYPE_CODE["e4m3"]
+T_E5M2 = TYPE_CODE["e5m2"]
+T_E4M3X2 = TYPE_CODE["e4m3x2"]
+T_E5M2X2 = TYPE_CODE["e5m2x2"]
 
 
 def type_size(name: str) -> int:

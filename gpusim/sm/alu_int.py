@@ -42,6 +42,28 @@ def gather(P, M, i, s, w, mask, ty, row):
 
 
 @njit
+def prmt_mode(src, mode, s):
+    """prmt.b32.{f4e,b4e,rc8,ecl,ecr,rc16} (opcodes.PRMT): the source byte for each result byte,
+    from the 8 bytes {b, a} and the selector's two low bits s (PTX ISA table)."""
+    r = np.int64(0)
+    for k in range(4):
+        if mode == 1:                       # f4e: forward 4 extract
+            sel = (s + k) & 7
+        elif mode == 2:                     # b4e: backward 4 extract
+            sel = (s - k) & 7
+        elif mode == 3:                     # rc8: replicate byte s
+            sel = s
+        elif mode == 4:                     # ecl: edge clamp left
+            sel = max(k, s)
+        elif mode == 5:                     # ecr: edge clamp right
+            sel = min(k, s)
+        else:                               # rc16: replicate half-word s & 1
+            sel = 2 * (s & 1) + (k & 1)
+        r |= ((src >> (8 * sel)) & 0xFF) << (8 * k)
+    return r
+
+
+@njit
 def ult(a, b):
     """Unsigned 64-bit a < b."""
     return (a ^ MIN64) < (b ^ MIN64)
@@ -214,9 +236,13 @@ def exec_int(P, M, i, w, mask):
                 msk = fm << pos
                 D[l] = (B[l] & ~msk) | ((A[l] << pos) & msk)
     elif op == OP_PRMT:
+        mode = P.ins[i, oc.F_MOD]
         for l in range(32):
             src = (zext(B[l], 4) << 32) | zext(A[l], 4)
             r = np.int64(0)
+            if mode != 0:
+                D[l] = prmt_mode(src, mode, C[l] & 3)
+                continue
             for k in range(4):
                 sel = (C[l] >> (4 * k)) & 0xF
                 byte = (src >> (8 * (sel & 7))) & 0xFF

@@ -8,6 +8,7 @@ from gpusim.isa.bits import bf16_to_f32, bits_of_f32, bits_of_f64, f16_to_f32, f
 from gpusim.isa.rounding import int_to_float, to_bf16, to_f16
 from gpusim.isa.types import K_FLOAT, K_SINT, T_BF16X2, T_F16, T_F16X2, T_F32, T_F64
 from gpusim.jit import njit
+from gpusim.sm.convert8 import exec_cvt_tensor, is_tensor_format
 from gpusim.sm.operands import bits, ival, put, put_int
 
 
@@ -76,6 +77,9 @@ def exec_cvt(P, M, i, w, mask):
     sat = (fl & oc.FL_SAT) != 0
     dfloat = P.tkind[dty] == K_FLOAT
     sfloat = P.tkind[sty] == K_FLOAT
+    if is_tensor_format(dty, sty):
+        exec_cvt_tensor(P, M, i, w, mask)       # tf32, e4m3x2, e5m2x2 (convert8.py)
+        return
     for l in range(32):
         if not (mask >> l) & 1:
             continue

@@ -8,20 +8,23 @@ from __future__ import annotations
 
 from gpusim.isa import opcodes as oc
 from gpusim.isa.bits import popc64
-from gpusim.isa.types import K_FLOAT
+from gpusim.isa.types import K_FLOAT, T_F64
 from gpusim.jit import njit
 from gpusim.memory.access import fault
 from gpusim.sm.alu_float import exec_float
 from gpusim.sm.alu_int import exec_int, exec_mov_halves
+from gpusim.sm.asynccopy import exec_cp_async
 from gpusim.sm.carry import exec_carry
 from gpusim.sm.compare import exec_cvta, exec_mov, exec_select, exec_set, exec_setp
 from gpusim.sm.convert import exec_cvt
+from gpusim.sm.matrixops import exec_ldmatrix, exec_stmatrix
 from gpusim.sm.memops import exec_atom, exec_ld, exec_st
+from gpusim.sm.mma import exec_mma
 from gpusim.sm.operands import read_sreg
 from gpusim.sm.sanitize import A_ATOMIC, A_READ, A_WRITE, F_RACE, PI_SYNCWARP, new_cta, shared_access, warp_sync
 from gpusim.sm.simt import barrier, branch, call, exit_lanes, ret_from_func, settle
 from gpusim.sm.state import W_BARRIER, W_DONE, W_READY, Lanes, MemLanes
-from gpusim.sm.warpops import exec_activemask, exec_match, exec_redux, exec_shfl, exec_vote
+from gpusim.sm.warpops import exec_activemask, exec_elect, exec_match, exec_redux, exec_shfl, exec_vote
 
 # step() results
 S_ISSUED, S_BARRIER, S_DONE, S_FAULT, S_IDLE = 0, 1, 2, 3, 4
@@ -36,6 +39,7 @@ OP_TRAP, OP_MEMBAR, OP_NOP = O["trap"], O["membar"], O["nop"]
 FLOAT_ONLY_LO, FLOAT_ONLY_HI = O["sqrt"], O["testp"]   # sqrt .. testp are float-only opcodes
 OP_FMA, OP_MAD, OP_BRKPT, OP_NANOSLEEP = O["fma"], O["mad"], O["brkpt"], O["nanosleep"]
 OP_ADDC, OP_SUBC, OP_MADC, OP_MATCH = O["addc"], O["subc"], O["madc"], O["match"]
+OP_CP, OP_LDMATRIX, OP_STMATRIX, OP_MMA, OP_ELECT = O["cp"], O["ldmatrix"], O["stmatrix"], O["mma"], O["elect"]
 
 
 @njit(no_cpython_wrapper=True)
@@ -111,6 +115,8 @@ def step(P, M, w):
         exec_st(P, mem_lanes(M), i, w, emask, pc)
     elif op == OP_SETP:
         exec_setp(P, L, i, w, emask)
+    elif op >= OP_CP and op <= OP_ELECT:
+        tensor_step(P, M, L, i, w, emask, pc, op)
     elif op == OP_MOV:
         if P.ins[i, oc.F_MOD] == 3:
             exec_mov_halves(P, L, i, w, emask)      # mov.b128
@@ -175,6 +181,32 @@ def step(P, M, w):
     if M.wstat[w] == W_DONE:
         return S_DONE
     return S_ISSUED
+
+
+@njit(no_cpython_wrapper=True)
+def tensor_step(P, M, L, i, w, emask, pc, op):
+    """cp.async, ldmatrix, stmatrix, mma, elect (asynccopy.py, matrixops.py, mma.py, warpops.py)."""
+    if op == OP_CP:
+        if P.ins[i, oc.F_MOD] == oc.CP_COPY:
+            M.cnt[oc.CNT_LDGSTS] += 1
+        exec_cp_async(P, mem_lanes(M), i, w, emask, pc)
+    elif op == OP_LDMATRIX:
+        M.cnt[oc.CNT_LDSM] += 1
+        exec_ldmatrix(P, mem_lanes(M), i, w, emask, pc)
+    elif op == OP_STMATRIX:
+        M.cnt[oc.CNT_STSM] += 1
+        exec_stmatrix(P, mem_lanes(M), i, w, emask, pc)
+    elif op == OP_MMA:
+        aty = P.ins[i, oc.F_TYPE2]
+        if aty == T_F64:
+            M.cnt[oc.CNT_DMMA] += 1
+        elif P.tkind[aty] != K_FLOAT:
+            M.cnt[oc.CNT_IMMA] += 1
+        else:
+            M.cnt[oc.CNT_HMMA] += 1
+        exec_mma(P, L, M.mx, i, w, emask)
+    else:
+        exec_elect(P, L, i, w, emask)
 
 
 @njit(no_cpython_wrapper=True)

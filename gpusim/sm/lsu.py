@@ -19,7 +19,7 @@ from gpusim.memory.coalescer import coalesce, count_lines
 from gpusim.memory.l1 import l1_load
 from gpusim.memory.l2 import l2_access, l2_atomic
 from gpusim.memory.shared_banks import ATOM, LD, ST, same_address_ways, smem_access
-from gpusim.sm.state import TI_ATOM, TI_MASK, TI_SIZE, TI_SPACE, TI_STORE
+from gpusim.sm.state import TI_ASYNC, TI_ATOM, TI_MASK, TI_SIZE, TI_SPACE, TI_STORE
 from gpusim.spec import MAX_CYCLES, param
 
 LOCAL_BASE = np.int64(1) << 44
@@ -40,7 +40,12 @@ class LSUSpec:
 
 
 LSU = namedtuple("LSU", "issue_interval queue atomic_same_address free_at drain_at last_drain counters "
-                       "pc_sectors pc_requests addrs sectors")
+                       "pc_sectors pc_requests addrs sectors groups")
+# cp.async groups per warp: `open` the latest landing cycle of copies not yet committed, `ring` that of
+# the newest GROUP_RING committed groups (group k in slot k % GROUP_RING), `count` groups committed,
+# `old` the latest landing cycle of the groups that left the ring
+AsyncGroups = namedtuple("AsyncGroups", "open ring count old")
+GROUP_RING = 8
 LD_REQUESTS, LD_SECTORS, ST_REQUESTS, ST_SECTORS, LOCAL_SECTORS, ATOM_REQUESTS = range(6)     # counters
 KIND_NONE, KIND_SHORT, KIND_LONG = 0, 1, 2      # scoreboard producer kinds (sm/scoreboard.py)
 
@@ -48,7 +53,9 @@ KIND_NONE, KIND_SHORT, KIND_LONG = 0, 1, 2      # scoreboard producer kinds (sm/
 def make_state(spec: LSUSpec, n_sm: int, n_warps: int, n_pcs: int) -> LSU:
     return LSU(np.int64(spec.issue_interval), np.int64(spec.queue), np.int64(spec.atomic_same_address_cycles),
                np.zeros(n_sm, np.int64), np.zeros(n_warps, np.int64), np.zeros(1, np.int64), np.zeros(6, np.int64),
-               np.zeros(n_pcs, np.int64), np.zeros(n_pcs, np.int64), np.zeros(32, np.int64), np.zeros(512, np.int64))
+               np.zeros(n_pcs, np.int64), np.zeros(n_pcs, np.int64), np.zeros(32, np.int64), np.zeros(512, np.int64),
+               AsyncGroups(np.zeros(n_warps, np.int64), np.zeros((n_warps, GROUP_RING), np.int64),
+                           np.zeros(n_warps, np.int64), np.zeros(n_warps, np.int64)))
 
 
 def counters(lsu: LSU) -> dict:
@@ -64,7 +71,8 @@ def counters(lsu: LSU) -> dict:
 
 
 @njit
-def global_access(lsu, l1, l2, noc, dram, tr_addr, mask, size, local_bytes, sm, pc, now, is_store, is_local, w):
+def global_access(lsu, l1, l2, noc, dram, tr_addr, mask, size, local_bytes, sm, pc, now, is_store, is_local, w,
+                  bypass_l1=False):
     addrs = lsu.addrs
     for l in range(32):
         a = tr_addr[l]
@@ -92,7 +100,10 @@ def global_access(lsu, l1, l2, noc, dram, tr_addr, mask, size, local_bytes, sm, 
         if is_store:      # write-through to the L2: the warp need not wait, only its exit does (drain)
             lsu.last_drain[0] = max(lsu.last_drain[0], l2_access(l2, noc, dram, sm, sec, start + l1.latency, True))
             continue
-        t, free = l1_load(l1, l2, noc, dram, sm, sec, start)
+        if bypass_l1:     # cp.async.cg: cached in the L2 only
+            t, free = l2_access(l2, noc, dram, sm, sec, start + l1.latency, False), start
+        else:
+            t, free = l1_load(l1, l2, noc, dram, sm, sec, start)
         go_on = max(go_on, free)
         if t > done:
             done = t
@@ -135,5 +146,48 @@ def memory_timing(lsu, smem, l1, l2, noc, dram, tr_addr, tr_info, local_bytes, s
     if sp == oc.SP_GLOBAL or sp == oc.SP_LOCAL:
         is_local = sp == oc.SP_LOCAL
         return global_access(lsu, l1, l2, noc, dram, tr_addr, mask, size, local_bytes, sm, pc, now, is_store,
-                             is_local, w), KIND_LONG
+                             is_local, w, tr_info[TI_ASYNC] == 2), KIND_LONG
     return now + l1.latency, KIND_NONE         # param / const: the constant cache
+
+
+@njit
+def groups_reset(g, w):
+    """A new warp in slot w: no copies in flight."""
+    g.open[w] = 0
+    g.count[w] = 0
+    g.old[w] = 0
+
+
+@njit
+def copy_issued(g, w, lands):
+    """A cp.async of warp w whose bytes are in shared memory at cycle `lands`."""
+    g.open[w] = max(g.open[w], lands)
+
+
+@njit
+def _commit(g, w):
+    k = g.count[w]
+    slot = k % GROUP_RING
+    if k >= GROUP_RING:
+        g.old[w] = max(g.old[w], g.ring[w, slot])
+    g.ring[w, slot] = g.open[w]
+    g.count[w] = k + 1
+    g.open[w] = 0
+
+
+@njit
+def group_op(g, w, sub, n):
+    """cp.async.commit_group / wait_group n / wait_all of warp w: the cycle before which the warp may
+    not issue again (0: no wait). wait_all commits the open copies and waits for every group."""
+    if sub == oc.CP_COMMIT or sub == oc.CP_WAIT_ALL:
+        _commit(g, w)
+        if sub == oc.CP_COMMIT:
+            return np.int64(0)
+        n = 0
+    k = g.count[w]
+    if n >= k:
+        return np.int64(0)
+    until = g.old[w] if k - n > 0 else np.int64(0)
+    for j in range(max(0, k - GROUP_RING), k - n):
+        until = max(until, g.ring[w, j % GROUP_RING])
+    return until

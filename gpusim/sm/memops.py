@@ -10,7 +10,7 @@ from gpusim.isa.types import K_FLOAT, K_SINT, T_F32
 from gpusim.jit import njit
 from gpusim.memory.access import fault, load, locate, store
 from gpusim.sm.operands import bits, put
-from gpusim.sm.state import TI_ATOM, TI_MASK, TI_NVEC, TI_SIZE, TI_SPACE, TI_STORE
+from gpusim.sm.state import TI_ASYNC, TI_ATOM, TI_MASK, TI_NVEC, TI_SIZE, TI_SPACE, TI_STORE
 
 
 @njit(no_cpython_wrapper=True, inline="always")
@@ -33,6 +33,7 @@ def _trace(M, sp, size, mask, is_store, nvec, atom):
     M.tr_info[TI_STORE] = is_store
     M.tr_info[TI_NVEC] = nvec
     M.tr_info[TI_ATOM] = atom
+    M.tr_info[TI_ASYNC] = 0
 
 
 @njit(no_cpython_wrapper=True)

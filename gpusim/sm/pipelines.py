@@ -6,6 +6,12 @@ result `lat_*` cycles after issue. The core keeps, per sub-partition and class, 
 pipeline accepts its next instruction (`pipe_free`); a warp whose pipeline is busy stalls on
 math_pipe_throttle. Memory instructions go to the LSU/MIO queues instead (gpusim/sm/lsu.py).
 
+The tensor pipe (class "tensor": mma.sync) takes a warp instruction every 2*M*N*K / rate cycles,
+where the rate (FLOP or integer op per cycle per SM, shared by its sub-partitions) depends on the
+input type, and delivers D `lat_tensor` cycles after the pipe has taken the whole instruction
+(latency = lat_tensor + its interval). Its busy cycles are counted per family as ncu names them
+(`sm__pipe_tensor_op_{hmma,imma,dmma}_cycles_active`: f16/bf16/tf32/fp8, integer, f64).
+
 PTX is not what the SM runs: a 64-bit integer add, compare, min/max or multiply is two or more
 dependent SASS operations on the 32-bit INT datapath, so it has its own class ("int64": longer
 latency, two issue slots) that shares the INT pipe (`pipe_of`).
@@ -43,6 +49,17 @@ class PipelineSpec:
     ii_misc: int = param(2, "cycles", "their issue interval", (1, 10_000))
     lat_barrier: int = param(20, "cycles", "from the last arrival at bar.sync to the waiting warps' next issue",
                              (1, MAX_CYCLES))
+    # H100 SXM5 (whitepaper): 989.4 dense FP16 tensor TFLOPS = 132 SMs x 4096 FLOP/cycle x 1830 MHz;
+    # TF32 half of that, FP8 and INT8 twice, FP64 tensor 66.9 TFLOPS (~256 FLOP/cycle/SM). These are the
+    # architectural peaks (wgmma reaches them); mma.sync is measured somewhat below them on H100.
+    tensor_f16: int = param(4096, "FLOP/cycle/SM", "dense mma.sync rate with f16/bf16 inputs", (1, 1 << 20))
+    tensor_tf32: int = param(2048, "FLOP/cycle/SM", "dense mma.sync rate with tf32 inputs", (1, 1 << 20))
+    tensor_fp8: int = param(8192, "FLOP/cycle/SM", "dense mma.sync rate with e4m3/e5m2 inputs", (1, 1 << 20))
+    tensor_int8: int = param(8192, "op/cycle/SM", "dense mma.sync rate with s8/u8 inputs", (1, 1 << 20))
+    tensor_f64: int = param(256, "FLOP/cycle/SM", "mma.sync rate with f64 inputs (DMMA)", (1, 1 << 20))
+    lat_tensor: int = param(24, "cycles", "mma.sync result latency after the tensor pipe took the instruction "
+                                          "(microbenchmarks: ~30 cycles for HMMA.16816 on A100/H100)",
+                            (1, MAX_CYCLES))
     divergence_cycles: int = param(6, "cycles", "extra delay after a divergent branch: pushing the reconvergence "
                                                 "point (BSSY) and later re-joining the paths (BSYNC)", (0, MAX_CYCLES))
 
@@ -52,25 +69,58 @@ class PipelineSpec:
              "fp64": (self.lat_fp64, self.ii_fp64), "sfu": (self.lat_sfu, self.ii_sfu),
              "ldst": (lsu_latency, 1), "branch": (self.lat_branch, 1), "barrier": (self.lat_barrier, 1),
              "misc": (self.lat_misc, self.ii_misc), "atomic": (atomic_latency, 1),
-             "int64": (self.lat_int64, self.ii_int64)}
+             "int64": (self.lat_int64, self.ii_int64), "tensor": (self.lat_tensor, 1)}
         return np.array([t[c] for c in oc.CLASSES], np.int64)
 
     def validate(self, prefix: str = "") -> None:
         from gpusim.errors import ConfigError
         for name in ("ii_int", "ii_int64", "lat_int64", "ii_fp32", "ii_fp64", "ii_sfu", "ii_misc", "lat_int",
-                     "lat_fp32", "lat_fp64",
-                     "lat_sfu", "lat_branch", "lat_misc"):
+                     "lat_fp32", "lat_fp64", "lat_sfu", "lat_branch", "lat_misc", "lat_tensor", "tensor_f16",
+                     "tensor_tf32", "tensor_fp8", "tensor_int8", "tensor_f64"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"bad value for '{prefix}{name}': must be at least 1 cycle")
 
 
-Pipes = namedtuple("Pipes", "latency interval divergence_delay free_at")
+    def mma_timing(self, shape: str, atype: str, subpartitions: int) -> tuple:
+        """(latency, issue interval) of one mma.sync of this shape and input type on a sub-partition."""
+        m, n, k = (int(x) for x in shape[1:].replace("n", " ").replace("k", " ").split())
+        rate = {"f16": self.tensor_f16, "bf16": self.tensor_f16, "tf32": self.tensor_tf32, "e4m3": self.tensor_fp8,
+                "e5m2": self.tensor_fp8, "s8": self.tensor_int8, "u8": self.tensor_int8, "f64": self.tensor_f64}[atype]
+        ii = max(1, -(-2 * m * n * k * subpartitions // rate))
+        return self.lat_tensor + ii, ii
 
 
-def make_state(spec: PipelineSpec, n_subpartitions: int, lsu_latency: int, atomic_latency: int) -> Pipes:
+Pipes = namedtuple("Pipes", "latency interval divergence_delay free_at tensor_lat tensor_ii tensor_family counters")
+TENSOR_FAMILIES = ("hmma", "imma", "dmma")      # counters: busy cycles per family, then instructions per family
+
+
+def _tensor_tables(spec, d, subpartitions):
+    """Per pc: the latency, issue interval and counter family of each mma (zeros elsewhere)."""
+    from gpusim.isa.tensorops import mma_signature
+    n = d.n if d is not None else 1
+    lat, ii, fam = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64)
+    for pc in range(n if d is not None else 0):
+        if d.ins[pc, oc.F_OP] == oc.OP["mma"]:
+            shape, atype, _ = mma_signature(d.ins[pc])
+            lat[pc], ii[pc] = spec.mma_timing(shape, atype, subpartitions)
+            fam[pc] = 2 if atype == "f64" else (1 if atype in ("s8", "u8") else 0)
+    return lat, ii, fam
+
+
+def make_state(spec: PipelineSpec, n_subpartitions: int, lsu_latency: int, atomic_latency: int, d=None,
+               subpartitions_per_sm: int = 4) -> Pipes:
     t = spec.class_timing(lsu_latency, atomic_latency)
+    lat, ii, fam = _tensor_tables(spec, d, subpartitions_per_sm)
     return Pipes(t[:, 0].copy(), t[:, 1].copy(), np.int64(spec.divergence_cycles),
-                 np.zeros((n_subpartitions, len(oc.CLASSES)), np.int64))
+                 np.zeros((n_subpartitions, len(oc.CLASSES)), np.int64), lat, ii, fam,
+                 np.zeros(2 * len(TENSOR_FAMILIES), np.int64))
+
+
+def counters(p: Pipes) -> dict:
+    m = {}
+    for f, name in enumerate(TENSOR_FAMILIES):
+        m[f"sm__pipe_tensor_op_{name}_cycles_active.sum"] = int(p.counters[f])
+    return m
 
 
 @njit(inline="always")
@@ -86,7 +136,14 @@ def accepts_at(p, sp, cls):
 
 
 @njit(inline="always")
-def occupy(p, sp, cls, now):
-    """An instruction of class `cls` issued at `now`: busy for its issue interval; its latency."""
+def occupy(p, sp, cls, pc, now):
+    """The instruction at `pc`, of class `cls`, issued at `now`: busy for its issue interval; its latency."""
+    if cls == oc.C_TENSOR:
+        ii = p.tensor_ii[pc]
+        p.free_at[sp, cls] = now + ii
+        f = p.tensor_family[pc]
+        p.counters[f] += ii
+        p.counters[3 + f] += 1
+        return p.tensor_lat[pc]
     p.free_at[sp, pipe_of(cls)] = now + p.interval[cls]
     return p.latency[cls]

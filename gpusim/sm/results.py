@@ -18,6 +18,12 @@ def functional_metrics(M, d) -> dict:
         "gpusim__branches.sum": int(c[oc.CNT_BRANCH]),
         "gpusim__simt_efficiency.pct": 100.0 * thread / (32 * warp) if warp else 0.0,
         "gpusim__barriers.sum": int(c[oc.CNT_BAR]),
+        "smsp__inst_executed_op_ldgsts.sum": int(c[oc.CNT_LDGSTS]),
+        "smsp__inst_executed_op_ldsm.sum": int(c[oc.CNT_LDSM]),
+        "smsp__inst_executed_op_stsm.sum": int(c[oc.CNT_STSM]),
+        "sm__inst_executed_pipe_tensor_op_hmma.sum": int(c[oc.CNT_HMMA]),
+        "sm__inst_executed_pipe_tensor_op_imma.sum": int(c[oc.CNT_IMMA]),
+        "sm__inst_executed_pipe_tensor_op_dmma.sum": int(c[oc.CNT_DMMA]),
     }
     br = int(c[oc.CNT_BRANCH])
     m["smsp__sass_average_branch_targets_threads_uniform.pct"] = (
@@ -40,7 +46,8 @@ def fault_message(d, M, g, b) -> str:
     where = _where(d, pc)
     if code in _ERR:
         op = oc.OPS[int(d.ins[pc, oc.F_OP])]
-        kind = {"ld": "load", "ldu": "load", "st": "store"}.get(op, "atomic")
+        kind = {"ld": "load", "ldu": "load", "st": "store", "ldmatrix": "ldmatrix", "stmatrix": "stmatrix",
+                "cp": "cp.async"}.get(op, "atomic")
         space = _SPACE_NAME.get(int(e[oc.EW_SPACE]), "?")
         return (f"{_ERR[code]} {space} {kind} of {int(e[oc.EW_SIZE])} bytes at address {int(e[oc.EW_ADDR]):#x} "
                 f"by block {cta} thread {tid} {where}")

@@ -68,6 +68,7 @@ class SanitizerResult:
     race_total: int = 0
     sync_total: int = 0
     dropped: int = 0            # distinct reports beyond the first NREP (counted in the totals)
+    untracked: list = field(default_factory=list)   # PTX lines of shared accesses racecheck does not see
 
     @property
     def hazards(self) -> list:
@@ -85,6 +86,9 @@ class SanitizerResult:
         if "racecheck" in self.checks:
             out.append(f"racecheck: {self.race_total} hazards ({len(self.hazards)} distinct)")
             out += ["  " + r.message for r in self.hazards]
+            if self.untracked:
+                out.append("  not checked: the shared-memory accesses of ldmatrix/stmatrix/cp.async (PTX lines "
+                           + ", ".join(str(x) for x in self.untracked) + ")")
         if "synccheck" in self.checks:
             out.append(f"synccheck: {self.sync_total} errors ({len(self.errors)} distinct)")
             out += ["  " + r.message for r in self.errors]
@@ -167,6 +171,13 @@ def _deadlock_ids(d, M, b) -> list:
     return [_report(d, row, b)]
 
 
+def _untracked_lines(d) -> list:
+    """PTX lines of the shared-memory accesses racecheck does not track (ldmatrix, stmatrix, cp.async copies)."""
+    op = d.ins[:, oc.F_OP]
+    mask = (op == oc.OP["ldmatrix"]) | (op == oc.OP["stmatrix"]) | ((op == oc.OP["cp"]) & (d.ins[:, oc.F_MOD] == 0))
+    return sorted({int(d.ptx_lines[pc]) for pc in range(d.n) if mask[pc]})
+
+
 def collect(d, M, b, names: tuple) -> SanitizerResult | None:
     """The reports of a launch that ran with checks `names` (None when it ran without any)."""
     if not names:
@@ -176,6 +187,8 @@ def collect(d, M, b, names: tuple) -> SanitizerResult | None:
     res = SanitizerResult(checks=names, reports=[_report(d, S.rep[r], b) for r in range(n)],
                           race_total=int(S.ctl[sz.CT_RACE]), sync_total=int(S.ctl[sz.CT_SYNC]),
                           dropped=int(S.ctl[sz.CT_DROPPED]))
+    if "racecheck" in names:
+        res.untracked = _untracked_lines(d)
     if "synccheck" in names:
         extra = _deadlock_ids(d, M, b)
         res.reports += extra

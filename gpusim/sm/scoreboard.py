@@ -15,7 +15,7 @@ from gpusim.jit import njit
 from gpusim.sm.stalls import LONG_SCOREBOARD, SHORT_SCOREBOARD, WAIT
 
 Scoreboard = namedtuple("Scoreboard", "reads writes ready_at producer")
-MAX_READS, MAX_WRITES = 10, 4
+MAX_READS, MAX_WRITES = oc.NSLOT - oc.S0 + 1, oc.S0      # every source slot and the guard; every destination
 
 
 def register_lists(d):

@@ -42,6 +42,7 @@ Mach = namedtuple("Mach", [
     "tr_addr", "tr_info",                 # last memory instruction's lane addresses and info (timing)
     "si", "sf",                           # scratch: int64[4, 32] and float64[4, 32] operand vectors
     "sregs",                              # int64[NSLOT, 32]: special registers read by the current instruction
+    "mx",                                 # float64[4, 512]: mma's A, B, C and D matrices (sm/mma.py)
     "san",                                # sanitizer state (sm/sanitize.py San; tiny unless a check is on)
 ])
 
@@ -51,7 +52,7 @@ Lanes = namedtuple("Lanes", "R si sf sregs")
 MemLanes = namedtuple("MemLanes", "R si sf sregs tr_addr tr_info gmem alo ahi smem lmem cmem pmem wcta err")
 
 G_NTX, G_NTY, G_NTZ, G_NCX, G_NCY, G_NCZ, G_NSM, G_DYNSMEM, G_TOTSMEM, G_TRACE, G_STACK = range(11)
-TI_SPACE, TI_SIZE, TI_MASK, TI_STORE, TI_NVEC, TI_ATOM = range(6)
+TI_SPACE, TI_SIZE, TI_MASK, TI_STORE, TI_NVEC, TI_ATOM, TI_ASYNC = range(7)    # TI_ASYNC: cp.async .ca 1, .cg 2
 
 
 def make_prog(k) -> Prog:
@@ -109,6 +110,7 @@ def make_mach(k, n_warp_slots: int, n_cta_slots: int, gmem: np.ndarray, alo: np.
         tr_addr=np.zeros(32, np.int64), tr_info=np.zeros(8, np.int64),
         si=np.zeros((4, 32), np.int64), sf=np.zeros((4, 32), np.float64),
         sregs=np.zeros((oc.NSLOT, 32), np.int64),
+        mx=np.zeros((4, 512), np.float64),
         san=make_san(checks, W, C, smem_bytes, NBAR, k.texts),
     )
 

@@ -1,4 +1,4 @@
-"""Warp-wide instructions: shfl.sync, vote.sync, activemask, redux.sync, match.sync (numba).
+"""Warp-wide instructions: shfl.sync, vote.sync, activemask, redux.sync, match.sync, elect.sync (numba).
 
 The `.sync` forms take a membermask (their last source): vote and redux combine the active lanes
 that membermask names, as PTX defines them (`vote.sync.ballot.b32 d, p, 0xFFFF` sees lanes 0-15
@@ -151,3 +151,21 @@ def exec_match(P, M, i, w, mask):
         put(P, M, i, oc.D0, w, l, r)
         if has_p:
             put(P, M, i, oc.D0 + 1, w, l, 1 if same_as_me == named else 0)
+
+
+@njit(no_cpython_wrapper=True)
+def exec_elect(P, M, i, w, mask):
+    """elect.sync d|p, membermask: the leader is the lowest active lane membermask names; every
+    executing lane gets its lane id in d, and p is true in the leader only."""
+    named = members(P, M, i, w, mask, oc.S0)
+    leader = -1
+    for l in range(32):
+        if (named >> l) & 1:
+            leader = l
+            break
+    has_p = P.ins[i, oc.F_NDST] > 1
+    for l in range(32):
+        if (mask >> l) & 1:
+            put(P, M, i, oc.D0, w, l, max(leader, 0))
+            if has_p:
+                put(P, M, i, oc.D0 + 1, w, l, 1 if l == leader else 0)

@@ -20,7 +20,7 @@ from gpusim.isa import opcodes as oc
 from gpusim.jit import njit
 from gpusim.sm.executor import S_BARRIER, S_DONE, S_FAULT, init_cta, init_warp, step
 from gpusim.sm.fetch import fetch_ready
-from gpusim.sm.lsu import KIND_SHORT, memory_timing
+from gpusim.sm.lsu import KIND_SHORT, copy_issued, group_op, groups_reset, memory_timing
 from gpusim.sm.pipelines import accepts_at, occupy
 from gpusim.sm.scheduler import NEVER, account, priority, slot_warp, subpartition_of, wake
 from gpusim.sm.scoreboard import clear, mark_written, operands_ready
@@ -31,6 +31,7 @@ from gpusim.sm.stalls import (
     DISPATCH_STALL,
     DRAIN,
     LG_THROTTLE,
+    LONG_SCOREBOARD,
     MATH_PIPE_THROTTLE,
     MEMBAR,
     MIO_THROTTLE,
@@ -43,6 +44,7 @@ from gpusim.timing.residency import WARPS_LAUNCHED, free_cta_slot, warp_retired,
 Units = namedtuple("Units", "sched scoreboard pipes fetch lsu smem l1 noc l2 dram residency")
 ISSUED, DIVERGENT_DELAYS = range(2)      # core counters
 OP_MEMBAR, OP_EXIT, OP_RET, OP_BRA = oc.OP["membar"], oc.OP["exit"], oc.OP["ret"], oc.OP["bra"]
+OP_CP = oc.OP["cp"]
 A_IDLE, A_CTA_DONE, A_FAULT = 0, 1, 2
 DIVERGENT = oc.CNT_DIVERGENT
 
@@ -122,8 +124,11 @@ def issue(P, M, U, counters, w, pc, now):
             done, kind = memory_timing(U.lsu, U.smem, U.l1, U.l2, U.noc, U.dram, M.tr_addr, M.tr_info,
                                        M.lmem.shape[2], sm, pc, now, w)
             lat = done - now
+        if op == OP_CP:        # cp.async: no register waits; wait_group waits for the bytes to land
+            copy_issued(U.lsu.groups, w, now + lat)
+            lat = 1
     else:
-        lat = occupy(U.pipes, sp, cls, now)
+        lat = occupy(U.pipes, sp, cls, pc, now)
         if cls == oc.C_SFU:
             kind = KIND_SHORT
         if cls == oc.C_BRANCH:
@@ -135,6 +140,11 @@ def issue(P, M, U, counters, w, pc, now):
         elif op == OP_MEMBAR:
             s.ready_at[w] = now + lat
             s.reason[w] = MEMBAR
+        elif op == OP_CP:      # commit_group / wait_group N / wait_all (a wait is a memory dependency)
+            until = group_op(U.lsu.groups, w, P.ins[pc, oc.F_MOD], P.opv[pc, oc.S0])
+            if until > s.ready_at[w]:
+                s.ready_at[w] = until
+                s.reason[w] = LONG_SCOREBOARD
     mark_written(U.scoreboard, w, pc, now + lat, kind)
     # a barrier, and lanes leaving (exit, ret, or a branch straight to the exit), can release warps
     # of the CTA that wait at a barrier
@@ -244,6 +254,7 @@ def dispatch(P, M, U, cta, sm, now, age, nthreads):
             s.at_barrier[w] = 0
             wake(s, w, start, DISPATCH_STALL)
             U.lsu.drain_at[w] = 0
+            groups_reset(U.lsu.groups, w)
             U.fetch.warp_line[w] = -1
             clear(U.scoreboard, w)
             res.counters[WARPS_LAUNCHED] += 1

@@ -16,7 +16,7 @@ def make_units(spec, d, warps_per_sm: int, ctas_per_sm: int) -> Units:
         sched=scheduler.make_state(spec.scheduler, nsm, warps_per_sm, d.n),
         scoreboard=scoreboard.make_state(d, n_warps),
         pipes=pipelines.make_state(spec.pipes, nsm * spec.scheduler.subpartitions, spec.l1.latency,
-                                   spec.l2.atomic_latency),
+                                   spec.l2.atomic_latency, d, spec.scheduler.subpartitions),
         fetch=fetch.make_state(spec.fetch, nsm, n_warps, d.n),
         lsu=lsu.make_state(spec.lsu, nsm, n_warps, d.n),
         smem=shared_banks.make_state(spec.smem, nsm, d.n),

@@ -87,8 +87,9 @@ def test_unclosed_function_is_reported():
 
 # ------------------------------------------------------------------ unsupported instructions
 def test_unsupported_mma_names_itself_and_its_line():
+    # m16n8k8 f16 is implemented (tests/isa/test_isa_mma.py); m16n8k4 tf32 is not
     body = ("    .reg .f32 %f<8>;\n    .reg .b32 %h<4>;\n"
-            "    mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f0, %f1, %f2, %f3}, {%h0, %h1}, {%h2}, "
+            "    mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 {%f0, %f1, %f2, %f3}, {%h0, %h1}, {%h2}, "
             "{%f4, %f5, %f6, %f7};\n")
     text = kernel(body)
     with pytest.raises(UnsupportedInstruction) as e:
@@ -96,7 +97,7 @@ def test_unsupported_mma_names_itself_and_its_line():
     err = e.value
     assert err.opcode.startswith("mma.sync")
     assert err.line == line_of(text, "mma.sync")
-    assert f"<ptx>:{err.line}:" in str(err) and "mma.sync.aligned.m16n8k8" in str(err)
+    assert f"<ptx>:{err.line}:" in str(err) and "mma.sync.aligned.m16n8k4" in str(err)
     assert isinstance(err, GpusimError)
 
 
