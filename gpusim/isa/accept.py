@@ -125,7 +125,7 @@ def rejection(op: str, types: list, mods: list, vec: int = 1) -> str | None:
             return f"second type .{t2} is not accepted by {op} (accepted: {_names(SECOND[op])})"
         if (op, t2) in REJECTED:
             return REJECTED[(op, t2)]
-        why = _cvt_pair_rule(t, t2, mods)
+        why = _cvt_pair_rule(t, t2, mods) if op == "cvt" else None
         if why:
             return why
     ok = accepted_modifiers(op, t)

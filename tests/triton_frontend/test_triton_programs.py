@@ -1,6 +1,7 @@
-"""The Triton example programs (programs/triton/) match their numpy references in functional mode, and
-the kernels Triton builds on instructions gpusim does not have yet (cp.async, ldmatrix, mma.sync,
-stmatrix, wgmma) fail with UnsupportedInstruction: strict xfails that flip when those instructions land."""
+"""The Triton example programs (programs/triton/) match their numpy references in functional mode, and so
+do the kernels Triton software-pipelines (cp.async) and puts on tensor cores (ldmatrix, mma.sync,
+stmatrix); those built on instructions gpusim does not have yet fail with UnsupportedInstruction:
+strict xfails that flip when those instructions land."""
 import numpy as np
 import pytest
 
@@ -62,22 +63,16 @@ def _xfail(reason):
 TILE32 = dict(BLOCK_SIZE_M=32, BLOCK_SIZE_N=32, BLOCK_SIZE_K=32)
 TILE64 = dict(BLOCK_SIZE_M=64, BLOCK_SIZE_N=64, BLOCK_SIZE_K=32)
 PIPELINED = [
-    pytest.param("triton_softmax", "h100", dict(num_stages=3), id="softmax-sm90-stages3",
-                 marks=_xfail("cp.async.ca.shared.global + commit/wait_group, ldmatrix.x1")),
-    pytest.param("triton_matmul", "h100", dict(num_stages=3), id="matmul_fp32_ieee-sm90-stages3",
-                 marks=_xfail("cp.async.cg.shared.global + commit/wait_group")),
-    pytest.param("triton_matmul", "h100", dict(INPUT_PRECISION=None, **TILE32), id="matmul_tf32-sm90-stages1-tile32",
-                 marks=_xfail("ldmatrix.x4, mma.sync.m16n8k8.tf32")),
+    pytest.param("triton_softmax", "h100", dict(num_stages=3), id="softmax-sm90-stages3"),
+    pytest.param("triton_matmul", "h100", dict(num_stages=3), id="matmul_fp32_ieee-sm90-stages3"),
+    pytest.param("triton_matmul", "h100", dict(INPUT_PRECISION=None, **TILE32), id="matmul_tf32-sm90-stages1-tile32"),
     pytest.param("triton_matmul", "h100", dict(INPUT_PRECISION=None, **TILE64), id="matmul_tf32-sm90-stages1-tile64",
                  marks=_xfail("wgmma.mma_async.m64n64k8.tf32, wgmma.fence/commit/wait, fence.proxy.async")),
-    pytest.param("triton_matmul", "a100", dict(INPUT_PRECISION=None, num_stages=3), id="matmul_tf32-sm80-stages3",
-                 marks=_xfail("cp.async.cg, ldmatrix.x4, mma.sync.m16n8k8.tf32")),
-    pytest.param("triton_matmul_fp16", "h100", dict(num_stages=1, **TILE32), id="matmul_fp16-sm90-stages1-tile32",
-                 marks=_xfail("ldmatrix.x4(.trans), mma.sync.m16n8k16.f16, stmatrix.x4")),
+    pytest.param("triton_matmul", "a100", dict(INPUT_PRECISION=None, num_stages=3), id="matmul_tf32-sm80-stages3"),
+    pytest.param("triton_matmul_fp16", "h100", dict(num_stages=1, **TILE32), id="matmul_fp16-sm90-stages1-tile32"),
     pytest.param("triton_matmul_fp16", "h100", dict(num_stages=1), id="matmul_fp16-sm90-stages1-tile64",
                  marks=_xfail("wgmma.mma_async.m64n64k16.f16, ldmatrix.x4, fence.proxy.async")),
-    pytest.param("triton_matmul_fp16", "a100", {}, id="matmul_fp16-sm80-stages3",
-                 marks=_xfail("cp.async.cg, ldmatrix.x4(.trans), mma.sync.m16n8k16.f16")),
+    pytest.param("triton_matmul_fp16", "a100", {}, id="matmul_fp16-sm80-stages3"),
 ]
 
 
