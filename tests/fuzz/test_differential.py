@@ -13,9 +13,7 @@ from kernelgen import Options, generate
 
 COUNT = int(os.environ.get("GPUSIM_FUZZ_COUNT", "40"))
 START = int(os.environ.get("GPUSIM_FUZZ_START", "100000"))
-# syncthreads_count/and/or are off in CI until scoped {.reg} blocks shadow outer registers (branch
-# isagaps): today the block's `.reg .pred %p1` aliases the kernel's %p1 (test_regressions.py)
-CI_OPTIONS = Options(block_votes=False)
+CI_OPTIONS = Options(ffs=True)     # everything the generator has (block votes since scoped {.reg} blocks shadow)
 KNOWN = {
     # seed: the finding it reproduces (see test_regressions.py); the lead removes it after the fix
 }
