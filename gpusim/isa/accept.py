@@ -41,6 +41,7 @@ TYPES = {
     "exit": NONE, "trap": NONE, "brkpt": NONE, "nanosleep": ("u32",),
     "shfl": ("b32",), "vote": ("pred", "b32"), "activemask": ("b32",), "redux": ("u32", "s32", "b32"),
     "addc": CARRY, "subc": CARRY, "madc": CARRY, "match": ("b32", "b64"), "shf": ("b32",),
+    "mbarrier": ("b64",), "wgmma": NONE, "cpbulk": NONE,
 }
 SECOND = {"cvt": CVT, "set": B + INT + F + HALF, "slct": ("s32", "f32")}
 
@@ -162,6 +163,9 @@ def _family_rule(op: str, t: str, mods: list) -> str | None:
         return "shf takes a direction (.l or .r) and a mode (.wrap or .clamp)"
     if op == "match" and not (("any" in mods) ^ ("all" in mods) and "sync" in mods):
         return "match takes .sync and one of .any / .all"
+    if op in ("mbarrier", "wgmma", "cpbulk"):
+        from gpusim.isa.hopper import hopper_rule
+        return hopper_rule(op, mods)
     return None
 
 

@@ -8,7 +8,8 @@
   d[|p]    a destination with an optional predicate (shfl d|p)
   {d}      the destination of a load: a register, or a vector {r0, ..} of exactly .vN registers
   {d*} {a*}  a register / source, or a vector of 2..4 (mov pack / unpack)
-  [a]      an address (only memory instructions have one, in this place)
+  [a]      an address (only memory instructions have one, in this place; cp.async.bulk has several)
+  {D} {A}  a vector of registers (wgmma.mma_async's accumulator and A fragment)
   {b}      the value stored: a source, or a vector of exactly .vN sources
   {!}c     a predicate source, optionally negated
   L        a label
@@ -19,7 +20,7 @@ and UnsupportedInstruction for what the tables in accept.py reject.
 from __future__ import annotations
 
 from gpusim.errors import UnsupportedInstruction
-from gpusim.isa import ast
+from gpusim.isa import ast, hopper
 from gpusim.isa import opcodes as oc
 from gpusim.isa.accept import HALF, rejection
 from gpusim.isa.types import TYPE_NAME
@@ -40,6 +41,7 @@ FORMS = {
     "brkpt": ("",), "nanosleep": ("a",),
     "shfl": ("d[|p], a, b, c, m", "d[|p], a, b, c"), "vote": ("d, {!}a, m", "d, {!}a"),
     "activemask": ("d",), "redux": ("d, a, m",), "match": ("d[|p], a, m",),
+    **hopper.FORMS,     # mbarrier, wgmma, cpbulk: per sub-operation in hopper.FORMS_BY_SUB
 }
 # valid PTX operand lists gpusim does not implement: (opcode, operand count) -> why
 UNSUPPORTED_FORMS = {("min", 4): "three-input min/max is not implemented",
@@ -58,6 +60,8 @@ def forms_for(base: str, m, mods: list) -> tuple:
             m.sub, forms[:1])
     elif base == "match" and m.sub == oc.MATCH["any"]:
         forms = ("d, a, m",)             # only match.all writes a predicate
+    elif base in hopper.FORMS:
+        forms = hopper.forms_for(base, m.sub)
     elif base == "cvt":
         pair = len(m.types) > 0 and TYPE_NAME[m.types[0]] in ("f16x2", "bf16x2")
         forms = forms[1:] if pair else forms[:1]
@@ -102,7 +106,7 @@ def _tokens(form: str) -> list:
 
 def _check(dec, fn, it, base, m, tok, x, pred_type):
     what = f"operand '{tok}' of {it.base}"
-    if tok == "[a]":
+    if tok.startswith("["):
         if not isinstance(x, ast.Addr):
             dec._fail(it, f"{what} must be an address [..]")
         return
@@ -115,6 +119,13 @@ def _check(dec, fn, it, base, m, tok, x, pred_type):
         return
     if isinstance(x, ast.Paren):
         dec._fail(it, f"a parenthesised list is only allowed in call ({what})")
+    if tok in ("{D}", "{A}"):
+        if not isinstance(x, ast.Vec) or not all(isinstance(y, ast.Reg) and not y.neg for y in x.items):
+            dec._fail(it, f"{what} must be a vector {{..}} of registers")
+        if tok == "{D}":
+            for y in x.items:
+                _dest_reg(dec, fn, it, y, False, what)
+        return
     if tok in ("d", "p", "p[|q]", "d[|p]", "{d}", "{d*}"):
         _check_dest(dec, fn, it, m, tok, x, pred_type, what)
         return

@@ -19,6 +19,8 @@ OPS = [
     "match", "shf",
     "retf",   # synthetic: return from a .func once all its lanes reconverge
     "nop",    # synthetic: accepted hint instructions (prefetch, fence, pmevent)
+    # Hopper asynchronous instructions (gpusim/isa/hopper.py); cp.async.bulk.* decodes as "cpbulk"
+    "mbarrier", "wgmma", "cpbulk",
 ]
 OP = {name: i for i, name in enumerate(OPS)}
 OP_ALIASES = {"barrier": "bar", "fence": "membar", "fma": "fma", "ld": "ld", "pmevent": "nop",
@@ -67,6 +69,14 @@ TESTP = {"finite": 0, "infinite": 1, "number": 2, "notanumber": 3, "normal": 4, 
 REDUX = {"add": 0, "min": 1, "max": 2, "and": 3, "or": 4, "xor": 5}
 MATCH = {"any": 0, "all": 1}
 SHF = {"l": 0, "r": 1}
+# mbarrier sub-operations (F_MOD; 0: none given); cparrive is cp.async.mbarrier.arrive
+MBAR = {"init": 1, "arrive": 2, "arrive_drop": 3, "expect_tx": 4, "complete_tx": 5, "try_wait": 6,
+        "test_wait": 7, "pending_count": 8, "inval": 9, "cparrive": 10}
+MB_EXPECT_TX, MB_PARITY, MB_NOINC = 1, 2, 4          # F_MOD2 bits of mbarrier
+WGMMA = {"fence": 1, "commit_group": 2, "wait_group": 3, "mma_async": 4}
+# F_MOD2 of wgmma.mma_async: N in bits 0..9, A from registers, negated A (imm-scale-a -1), negated B
+WG_N_MASK, WG_A_REGS, WG_NEG_A, WG_NEG_B = 0x3FF, 1 << 10, 1 << 11, 1 << 12
+CPBULK = {"g2s": 1, "s2g": 2, "commit_group": 3, "wait_group": 4}
 
 # ------------------------------------------------------------------ state spaces (F_SPACE)
 SPACE = {"generic": 0, "global": 1, "shared": 2, "local": 3, "const": 4, "param": 5}
@@ -75,8 +85,12 @@ SP_GENERIC, SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_CONST, SP_PARAM = range(6)
 # ------------------------------------------------------------------ pipeline classes (F_CLASS), for timing
 # int64: 64-bit integer arithmetic and compares, which the 32-bit INT datapath runs as two dependent
 # operations (IADD3 + IADD3.X, ISETP + ISETP.EX); it issues to the INT pipe.
-CLASSES = ["int", "fp32", "fp64", "sfu", "ldst", "branch", "barrier", "misc", "atomic", "int64"]
-C_INT, C_FP32, C_FP64, C_SFU, C_LDST, C_BRANCH, C_BARRIER, C_MISC, C_ATOMIC, C_INT64 = range(len(CLASSES))
+# gmma: wgmma.mma_async (the warpgroup's tensor core, asynchronous); tma: cp.async.bulk copies (the SM's
+# TMA unit, asynchronous); sync: mbarrier operations and the wgmma/bulk fences, commits and waits.
+CLASSES = ["int", "fp32", "fp64", "sfu", "ldst", "branch", "barrier", "misc", "atomic", "int64", "gmma", "tma",
+           "sync"]
+(C_INT, C_FP32, C_FP64, C_SFU, C_LDST, C_BRANCH, C_BARRIER, C_MISC, C_ATOMIC, C_INT64, C_GMMA, C_TMA,
+ C_SYNC) = range(len(CLASSES))
 
 # ------------------------------------------------------------------ special registers
 SREGS = ["tid.x", "tid.y", "tid.z", "ntid.x", "ntid.y", "ntid.z", "ctaid.x", "ctaid.y", "ctaid.z",
@@ -96,4 +110,5 @@ EW_CODE, EW_WARP, EW_LANE, EW_PC, EW_ADDR, EW_SIZE, EW_SPACE, EW_CTA = range(8)
 # ------------------------------------------------------------------ counters (cnt array)
 CNT_WARP_INST, CNT_THREAD_INST, CNT_BRANCH, CNT_DIVERGENT, CNT_BAR, CNT_LD, CNT_ST, CNT_ATOM = range(8)
 CNT_PRED_OFF, CNT_ACTIVE_LANES = 8, 9
+CNT_MBAR_FAIL, CNT_GMMA = 10, 11       # try_wait/test_wait that found the phase incomplete; wgmma.mma_async
 NCNT = 16

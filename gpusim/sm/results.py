@@ -18,6 +18,9 @@ def functional_metrics(M, d) -> dict:
         "gpusim__branches.sum": int(c[oc.CNT_BRANCH]),
         "gpusim__simt_efficiency.pct": 100.0 * thread / (32 * warp) if warp else 0.0,
         "gpusim__barriers.sum": int(c[oc.CNT_BAR]),
+        # wgmma.mma_async, counted once per warp (four per warpgroup instruction)
+        "sm__inst_executed_pipe_tensor_op_gmma.sum": int(c[oc.CNT_GMMA]),
+        "gpusim__mbarrier_waits_incomplete.sum": int(c[oc.CNT_MBAR_FAIL]),
     }
     br = int(c[oc.CNT_BRANCH])
     m["smsp__sass_average_branch_targets_threads_uniform.pct"] = (

@@ -1,0 +1,180 @@
+"""Hopper's asynchronous instructions in the front end: mbarrier, wgmma, cp.async.bulk (decoded as `cpbulk`).
+
+- `rename_cp`: `cp.async.mbarrier.arrive{.noinc}` decodes as `mbarrier.cparrive`, `cp.async.bulk.*` (non-tensor)
+  as `cpbulk.g2s` (global -> shared::cluster with mbarrier::complete_tx::bytes), `cpbulk.s2g` (shared::cta ->
+  global, bulk_group), `cpbulk.commit_group`, `cpbulk.wait_group{.read}`. TMA tensor copies, bulk prefetch,
+  shared-to-shared (cluster) bulk copies and `cp.reduce.async.bulk` are refused by name.
+- `FORMS`: operand forms per sub-operation (forms.py checks them).
+- `hopper_rule`: types and shapes accepted (accept.py asks it).
+- `decode_hopper`: operands into slots. wgmma.mma_async keeps its register vectors (D: N/2 f32 registers; A:
+  four b32 registers when A comes from registers) in a row of the kernel's `vlist` table (row index in
+  F_TARGET): `[nD, D..., nA, A...]`; sources: S0 A's descriptor, S0+1 B's descriptor, S0+2 scale-d; N and the
+  immediate scales go to F_MOD2 (opcodes.WG_*), the input type to F_TYPE2.
+"""
+from __future__ import annotations
+
+import re
+
+from gpusim.errors import UnsupportedInstruction
+from gpusim.isa import ast
+from gpusim.isa import opcodes as oc
+from gpusim.isa.types import TYPE_CODE
+
+MB, WG, CB = oc.MBAR, oc.WGMMA, oc.CPBULK
+FORMS_BY_SUB = {
+    "mbarrier": {MB["init"]: ("[a], b",), MB["inval"]: ("[a]",), MB["arrive"]: ("d, [a]", "d, [a], b"),
+                 MB["arrive_drop"]: ("d, [a]", "d, [a], b"), MB["expect_tx"]: ("[a], b",),
+                 MB["complete_tx"]: ("[a], b",), MB["try_wait"]: ("p, [a], b", "p, [a], b, c"),
+                 MB["test_wait"]: ("p, [a], b",), MB["pending_count"]: ("d, a",), MB["cparrive"]: ("[a]",)},
+    "wgmma": {WG["fence"]: ("",), WG["commit_group"]: ("",), WG["wait_group"]: ("a",),
+              WG["mma_async"]: ("{D}, a, b, c, e, f, g, h", "{D}, {A}, b, c, e, f, g")},
+    "cpbulk": {CB["g2s"]: ("[a], [b], c, [e]",), CB["s2g"]: ("[a], [b], c",), CB["commit_group"]: ("",),
+               CB["wait_group"]: ("a",)},
+}
+FORMS = {op: tuple(dict.fromkeys(f for fs in subs.values() for f in fs)) for op, subs in FORMS_BY_SUB.items()}
+WG_TYPES = ("f16", "bf16")            # wgmma.mma_async input types implemented (f32 accumulator)
+WG_LATER = ("tf32", "e4m3", "e5m2", "s8", "u8")
+
+
+def forms_for(base: str, sub: int) -> tuple:
+    return FORMS_BY_SUB[base].get(sub, FORMS[base])
+
+
+def _unsupported(dec, it, why):
+    raise UnsupportedInstruction(it.opcode, dec.file, it.line, it.text, why)
+
+
+def rename_cp(dec, it: ast.Instr) -> ast.Instr:
+    """cp.async.mbarrier.arrive and the non-tensor cp.async.bulk forms, renamed for the decoder."""
+    mods = it.mods
+    if mods[:3] == ["async", "mbarrier", "arrive"]:
+        opcode = ".".join(["mbarrier", "cparrive"] + mods[3:])
+    elif mods[:2] == ["async", "bulk"]:
+        rest = mods[2:]
+        if rest and rest[0] == "tensor":
+            _unsupported(dec, it, "cp.async.bulk.tensor (TMA tensor copies) is not implemented")
+        if rest and rest[0] == "prefetch":
+            _unsupported(dec, it, "cp.async.bulk.prefetch is not implemented")
+        if rest and rest[0] in ("commit_group", "wait_group"):
+            opcode = ".".join(["cpbulk"] + rest)
+        else:
+            spaces = [t for t in rest if t.startswith(("shared", "global"))]
+            if spaces[:1] and spaces[0].startswith("shared") and spaces[1:2] == ["global"]:
+                if "mbarrier::complete_tx::bytes" not in rest:
+                    _unsupported(dec, it, "cp.async.bulk to shared memory completes on an mbarrier "
+                                          "(.mbarrier::complete_tx::bytes)")
+                sub = "g2s"
+            elif spaces[:1] == ["global"] and spaces[1:2] and spaces[1].startswith("shared"):
+                if "bulk_group" not in rest:
+                    _unsupported(dec, it, "cp.async.bulk to global memory completes in a bulk group (.bulk_group)")
+                sub = "s2g"
+            else:
+                _unsupported(dec, it, "cp.async.bulk between the shared memories of a cluster is not implemented")
+            opcode = ".".join(["cpbulk", sub] + rest)
+    elif mods[:1] == ["reduce"]:
+        _unsupported(dec, it, "cp.reduce.async.bulk is not implemented")
+    else:
+        return it                       # cp.async (non-bulk) and others: not decoded here
+    return ast.Instr(opcode, it.operands, it.line, it.col, it.text, it.guard, it.guard_neg, it.loc)
+
+
+def wgmma_shape(tok: str):
+    """(N, K) of an m64nNkK shape token, or None."""
+    hit = re.fullmatch(r"m64n(\d+)k(\d+)", tok)
+    return (int(hit.group(1)), int(hit.group(2))) if hit else None
+
+
+def hopper_rule(op: str, mods: list) -> str | None:
+    """Why this mbarrier / wgmma / cpbulk is not run (None when accepted)."""
+    if op == "mbarrier":
+        if not any(t in MB for t in mods):
+            return "mbarrier takes an operation: " + ", ".join("." + t for t in MB if t != "cparrive")
+        return None
+    if op == "cpbulk":
+        return None
+    subs = [t for t in mods if t in WG]
+    if len(subs) != 1:
+        return "wgmma takes one of .fence, .commit_group, .wait_group, .mma_async"
+    if "sync" not in mods or "aligned" not in mods:
+        return f"wgmma.{subs[0]} takes .sync.aligned"
+    if subs[0] != "mma_async":
+        return None
+    shapes = [t for t in mods if t.startswith("m64n")]
+    types = [t for t in mods if t in WG_TYPES + WG_LATER + ("f32", "s32")]
+    if len(shapes) != 1 or wgmma_shape(shapes[0]) is None:
+        return "wgmma.mma_async takes one shape .m64nNkK"
+    if len(types) != 3:
+        return "wgmma.mma_async takes three types (.dtype.atype.btype)"
+    if types[1] in WG_LATER or types[2] in WG_LATER:
+        return f"wgmma.mma_async with .{types[1]} inputs is not implemented (only .f16 and .bf16 are)"
+    if types[0] != "f32":
+        return f"wgmma.mma_async with a .{types[0]} accumulator is not implemented (only .f32 is)"
+    if types[1] != types[2]:
+        return "wgmma.mma_async takes the same type for A and B"
+    n, k = wgmma_shape(shapes[0])
+    if k != 16 or n % 8 or not 8 <= n <= 256:
+        return f"shape .{shapes[0]} is not defined for .{types[1]} (m64nNk16, N a multiple of 8 up to 256)"
+    return None
+
+
+def decode_hopper(dec, pc, fn, it, base, m, row, opk, opv, opo):
+    """Operands of an mbarrier / wgmma / cpbulk instruction into their slots (and vlist for wgmma.mma_async)."""
+    ops = list(it.operands)
+    b64 = TYPE_CODE["b64"]
+    row[oc.F_MOD2] = m.sub2         # mbarrier: MB_* bits
+    if base == "cpbulk" and m.sub in (CB["g2s"], CB["s2g"]):
+        row[oc.F_CLASS] = oc.C_TMA
+    if base == "wgmma" and m.sub == WG["mma_async"]:
+        row[oc.F_CLASS] = oc.C_GMMA
+        _mma(dec, pc, fn, it, m, row, ops, opk, opv, opo)
+        return
+    dsts = ops[:1] if base == "mbarrier" and ops and isinstance(ops[0], (ast.Reg, ast.Sink)) else []
+    for j, d in enumerate(dsts):
+        dec.operand(pc, oc.D0 + j, fn, it, d, b64, opk, opv, opo, base)
+    for j, s in enumerate(ops[len(dsts):]):
+        if j >= 4 and base == "cpbulk":
+            break                       # an L2::cache_hint policy operand: a hint without effect
+        dec.operand(pc, oc.S0 + j, fn, it, s, b64, opk, opv, opo, base)
+    row[oc.F_NDST] = len(dsts)
+    row[oc.F_NSRC] = min(len(ops) - len(dsts), 4)
+
+
+def _mma(dec, pc, fn, it, m, row, ops, opk, opv, opo):
+    shape = next(t for t in m.hopper if t.startswith("m64n"))
+    n, _ = wgmma_shape(shape)
+    atype = [t for t in m.hopper if t in WG_TYPES][0]
+    dvec = ops[0]
+    if len(dvec.items) != n // 2:
+        dec._fail(it, f"wgmma.mma_async .{shape} with an f32 accumulator takes {n // 2} D registers, "
+                      f"found {len(dvec.items)}")
+    dregs = [dec.reg(fn, x.name, it) for x in dvec.items]
+    flags = n
+    if isinstance(ops[1], ast.Vec):
+        if len(ops[1].items) != 4 or not all(isinstance(x, ast.Reg) for x in ops[1].items):
+            dec._fail(it, "wgmma.mma_async with A in registers takes four .b32 registers for A")
+        aregs = [dec.reg(fn, x.name, it) for x in ops[1].items]
+        flags |= oc.WG_A_REGS
+        scales, trans = ops[4:6], ops[6:7]
+    else:
+        aregs = []
+        dec.operand(pc, oc.S0, fn, it, ops[1], TYPE_CODE["b64"], opk, opv, opo, "wgmma")
+        scales, trans = ops[4:6], ops[6:8]
+    dec.operand(pc, oc.S0 + 1, fn, it, ops[2], TYPE_CODE["b64"], opk, opv, opo, "wgmma")
+    dec.operand(pc, oc.S0 + 2, fn, it, ops[3], TYPE_CODE["pred"], opk, opv, opo, "wgmma")
+    for x, bit, name in zip(scales, (oc.WG_NEG_A, oc.WG_NEG_B), ("imm-scale-a", "imm-scale-b")):
+        if not isinstance(x, ast.Imm) or x.value not in (1, -1):
+            dec._fail(it, f"wgmma.mma_async {name} must be the immediate 1 or -1")
+        if x.value == -1:
+            flags |= bit
+    for x in trans:
+        if not isinstance(x, ast.Imm) or x.value not in (0, 1):
+            dec._fail(it, "wgmma.mma_async imm-trans must be the immediate 0 or 1")
+        if x.value == 1:
+            _unsupported(dec, it, "wgmma.mma_async with a transposed (MN-major) operand, imm-trans = 1, "
+                                  "is not implemented")
+    row[oc.F_MOD2] = flags
+    row[oc.F_TYPE2] = TYPE_CODE[atype]
+    row[oc.F_TARGET] = len(dec.vlists)
+    dec.vlists.append([len(dregs)] + dregs + [len(aregs)] + aregs)
+    row[oc.F_NDST] = 0
+    row[oc.F_NSRC] = 3
