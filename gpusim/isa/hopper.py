@@ -4,6 +4,8 @@
   as `cpbulk.g2s` (global -> shared::cluster with mbarrier::complete_tx::bytes), `cpbulk.s2g` (shared::cta ->
   global, bulk_group), `cpbulk.commit_group`, `cpbulk.wait_group{.read}`. TMA tensor copies, bulk prefetch,
   shared-to-shared (cluster) bulk copies and `cp.reduce.async.bulk` are refused by name.
+- Clusters are not modelled: every CTA is a cluster of one, so `.shared::cluster` addresses are the CTA's own
+  shared memory; `barrier.cluster` (`refuse_cluster`), `mapa` and the `%cluster*` registers are refused.
 - `FORMS`: operand forms per sub-operation (forms.py checks them).
 - `hopper_rule`: types and shapes accepted (accept.py asks it).
 - `decode_hopper`: operands into slots. wgmma.mma_async keeps its register vectors (D: N/2 f32 registers; A:
@@ -76,6 +78,12 @@ def rename_cp(dec, it: ast.Instr) -> ast.Instr:
     else:
         return it                       # cp.async (non-bulk) and others: not decoded here
     return ast.Instr(opcode, it.operands, it.line, it.col, it.text, it.guard, it.guard_neg, it.loc)
+
+
+def refuse_cluster(dec, it: ast.Instr) -> None:
+    """barrier.cluster: thread-block clusters are not modelled (every CTA is a cluster of one)."""
+    if it.base in ("barrier", "bar") and "cluster" in it.mods:
+        _unsupported(dec, it, "barrier.cluster (thread-block clusters) is not implemented")
 
 
 def wgmma_shape(tok: str):

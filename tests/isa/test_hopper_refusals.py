@@ -1,0 +1,43 @@
+"""Hopper instructions and variants gpusim does not implement are refused at load time, naming the
+instruction and why (never decoded into something silently different)."""
+import pytest
+
+import gpusim
+from gpusim.errors import UnsupportedInstruction
+from gpusim.isa.coverage import example_kernel
+
+DECL = ".shared .align 8 .b64 bar; .reg .b64 %D; .reg .f32 %x<4>;\n"
+REFUSED = [
+    ("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [bar], [%A, {%i, %i}], [bar];",
+     "cp.async.bulk.tensor"),
+    ("cp.async.bulk.prefetch.L2.global [%A], 64;", "cp.async.bulk.prefetch"),
+    ("cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [bar], [bar], 16, [bar];",
+     "shared memories of a cluster"),
+    ("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [bar], [%A], 16, [bar], %h;",
+     "multicast::cluster"),
+    ("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%A], [bar], 16;", "cp.reduce.async.bulk"),
+    ("wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32 {%x0, %x1, %x2, %x3}, %D, %D, 1, 1, 1;", ".tf32 inputs"),
+    ("wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3 {%x0, %x1, %x2, %x3}, %D, %D, 1, 1, 1;", ".e4m3 inputs"),
+    ("wgmma.mma_async.sync.aligned.m64n8k32.s32.s8.s8 {%i, %i, %i, %i}, %D, %D, 0;", ".s8 inputs"),
+    ("wgmma.mma_async.sync.aligned.m64n8k16.f16.f16.f16 {%u, %u}, %D, %D, 1, 1, 1, 0, 0;", ".f16 accumulator"),
+    ("wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%x0, %x1, %x2, %x3}, %D, %D, 1, 1, 1, 1, 0;",
+     "transposed (MN-major)"),
+    ("wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%x0, %x1, %x2, %x3}, %D, %D, 1, 1, 1, 0, 1;",
+     "transposed (MN-major)"),
+    ("wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16 {%x0, %x1, %x2, %x3}, %D, %D, %D, 0, 1, 1, 1, 0, 0;",
+     ".sp"),
+    ("wgmma.fence;", ".sync.aligned"),
+    ("mbarrier.arrive.noComplete.shared.b64 %D, [bar], 2;", ".noComplete"),
+    ("barrier.cluster.arrive;", "barrier.cluster"),
+    ("barrier.cluster.wait;", "barrier.cluster"),
+    ("mapa.shared::cluster.u32 %u, %u, 1;", "mapa"),
+    ("mov.u32 %u, %cluster_ctarank;", "%cluster_ctarank"),
+    ("mov.u32 %u, %clusterid.x;", "%clusterid"),
+]
+
+
+@pytest.mark.parametrize("line, why", REFUSED, ids=[r[0].split()[0] for r in REFUSED])
+def test_unimplemented_hopper_variant_is_refused_by_name(line, why):
+    with pytest.raises(UnsupportedInstruction) as e:
+        _ = gpusim.load_ptx(example_kernel(DECL + line, "b32"))["k"].decoded
+    assert why in str(e.value)
