@@ -29,11 +29,19 @@ FAMILY = {
     "bar": " ".join("." + k for k in list(oc.BAR) + list(oc.BARRED)) + " .warp (barrier = bar)",
     "testp": " ".join("." + k for k in oc.TESTP), "cvta": ".to " + _SPACES,
     "ld": _SPACES + "; .v2 .v4; .volatile", "ldu": ".global; .v2 .v4", "st": _SPACES + "; .v2 .v4; .volatile",
-    "prefetch": _SPACES, "membar": ".gl .cta .sys (fence = membar)", "bra": ".uni", "call": ".uni",
+    "prefetch": _SPACES, "membar": ".gl .cta .sys (fence = membar; also fence.proxy.async, fence.mbarrier_init)",
+    "bra": ".uni", "call": ".uni",
     "ret": ".uni", "match": ".sync .any .all (d\\|p: match.all only)", "shf": ".l .r; .wrap (.wrap or .clamp required)",
     "add": "int .cc: carry out (u32 s32 u64 s64)", "sub": "int .cc: borrow out (u32 s32 u64 s64)",
     "mad": "int .cc: carry out, with .hi or .lo", "madc": ".hi or .lo required",
     "mov": ".b128: d and a each a .b128 register or a {lo, hi} pair of 64-bit values",
+    "mbarrier": " ".join("." + k for k in oc.MBAR if k != "cparrive") + " .expect_tx (arrive, arrive_drop) "
+                ".parity (try_wait, test_wait); .shared(::cta) or generic; cp.async.mbarrier.arrive(.noinc) "
+                "decodes as mbarrier.cparrive",
+    "wgmma": ".sync.aligned .fence .commit_group .wait_group .mma_async: .m64nNk16 (N = 8..256, step 8) "
+             ".f32.f16.f16 .f32.bf16.bf16, A by descriptor or registers, K-major, no swizzle or 128B/64B/32B",
+    "cpbulk": "cp.async.bulk: .shared::cluster.global.mbarrier::complete_tx::bytes (g2s), "
+              ".global.shared::cta.bulk_group (s2g), .commit_group, .wait_group(.read)",
 }
 
 
@@ -94,6 +102,23 @@ REJECTED_FORMS = [
     ("predicated `call` (@p call)", "@%p call.uni f;", "predicated call"),
     ("special registers %envreg<N>, %pm<N>, %cluster*, %reserved_smem*, ...", "mov.u32 %u, %envreg0;",
      "special register %envreg0"),
+    ("TMA tensor copies (cp.async.bulk.tensor)",
+     "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%A], [%A, {%i}], [%A];",
+     "cp.async.bulk.tensor"),
+    ("cp.reduce.async.bulk", "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%A], [%A], 16;",
+     "cp.reduce.async.bulk"),
+    ("bulk copies between the shared memories of a cluster",
+     "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%A], [%A], 16, [%A];",
+     "shared memories of a cluster"),
+    ("wgmma.mma_async with .tf32 / .e4m3 / .e5m2 / .s8 / .u8 inputs",
+     "wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32 {%f, %f, %f, %f}, %A, %A, 1, 1, 1;", ".tf32 inputs"),
+    ("wgmma.mma_async with an .f16 accumulator",
+     "wgmma.mma_async.sync.aligned.m64n8k16.f16.f16.f16 {%u, %u}, %A, %A, 1, 1, 1, 0, 0;", ".f16 accumulator"),
+    ("wgmma.mma_async with a transposed (MN-major) operand (imm-trans = 1)",
+     "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f, %f, %f, %f}, %A, %A, 1, 1, 1, 1, 0;",
+     "transposed (MN-major)"),
+    ("thread-block clusters: barrier.cluster (and mapa, not decoded)", "barrier.cluster.arrive;",
+     "barrier.cluster"),
 ]
 
 
@@ -120,8 +145,9 @@ def markdown() -> str:
     aliases = ", ".join(f"`{a}`" for a, b in oc.OP_ALIASES.items() if b == "nop")
     lines += ["", f"Accepted without effect: {aliases}, `prefetch`, `bar.warp.sync`. Not decoded at all (an error "
               "names the instruction and its line): opcodes not in this table, e.g. tensor-core `mma`/`wmma`, "
-              "`ldmatrix`, `cp.async`, `tex`/`suld`/`sust`, `wgmma`, TMA, `brx.idx`, indirect calls, "
-              "`prmt` modes, `createpolicy`.", ""]
+              "`ldmatrix`, `cp.async` (non-bulk), `tex`/`suld`/`sust`, `mapa`, `brx.idx`, indirect calls, "
+              "`prmt` modes, `createpolicy`. `cp.async.bulk` decodes as `cpbulk`, `cp.async.mbarrier.arrive` as "
+              "`mbarrier.cparrive` (gpusim/isa/hopper.py).", ""]
     return "\n".join(lines)
 
 
@@ -155,6 +181,10 @@ EXAMPLES = {
     "addc": "add.cc.{t} %d, %a, %b; addc.{t} %d, %a, %b;", "subc": "sub.cc.{t} %d, %a, %b; subc.{t} %d, %a, %b;",
     "madc": "mad.lo.cc.{t} %d, %a, %b, %c; madc.hi.{t} %d, %a, %b, %c;",
     "match": "match.all.sync.{t} %u|%p, %a, -1;", "shf": "shf.l.wrap.{t} %d, %a, %b, %u;",
+    "mbarrier": ".shared .align 8 .b64 mb; mbarrier.init.shared.{t} [mb], 32; mbarrier.arrive.shared.{t} %d, [mb]; "
+                "mbarrier.test_wait.shared.{t} %p, [mb], %d;",
+    "wgmma": "wgmma.fence.sync.aligned; wgmma.commit_group.sync.aligned; wgmma.wait_group.sync.aligned 0;",
+    "cpbulk": "cp.async.bulk.commit_group; cp.async.bulk.wait_group 0;",
     "bar": {"": "bar.sync 0;", "u32": "bar.red.popc.u32 %d, 0, %p;", "pred": "bar.red.and.pred %d, 0, %p;"},
     # two-type instructions: (example varying the first type, example varying the second)
     "set": ("set.lt.{t}.s32 %d, %i, %i;", "set.lt.u32.{t} %u, %a, %b;"),
