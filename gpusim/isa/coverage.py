@@ -41,7 +41,8 @@ FAMILY = {
     "wgmma": ".sync.aligned .fence .commit_group .wait_group .mma_async: .m64nNk16 (N = 8..256, step 8) "
              ".f32.f16.f16 .f32.bf16.bf16, A by descriptor or registers, K-major, no swizzle or 128B/64B/32B",
     "cpbulk": "cp.async.bulk: .shared::cluster.global.mbarrier::complete_tx::bytes (g2s), "
-              ".global.shared::cta.bulk_group (s2g), .commit_group, .wait_group(.read)",
+              ".global.shared::cta.bulk_group (s2g), .commit_group, .wait_group(.read); cp.async.bulk.tensor.1d..5d "
+              ".tile the same two ways, `[tensorMap, {c0, ..}]` (tensor maps: gpusim/tma.py)",
 }
 
 
@@ -102,9 +103,12 @@ REJECTED_FORMS = [
     ("predicated `call` (@p call)", "@%p call.uni f;", "predicated call"),
     ("special registers %envreg<N>, %pm<N>, %cluster*, %reserved_smem*, ...", "mov.u32 %u, %envreg0;",
      "special register %envreg0"),
-    ("TMA tensor copies (cp.async.bulk.tensor)",
-     "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%A], [%A, {%i}], [%A];",
-     "cp.async.bulk.tensor"),
+    ("TMA tensor copies in im2col mode",
+     "cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%A], [%A, {%i, %i, %i}], "
+     "[%A], {%h};", ".im2col mode"),
+    ("multicast to the CTAs of a cluster (.multicast::cluster)",
+     "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%A], [%A], 16, [%A], %h;",
+     "multicast::cluster"),
     ("cp.reduce.async.bulk", "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%A], [%A], 16;",
      "cp.reduce.async.bulk"),
     ("bulk copies between the shared memories of a cluster",

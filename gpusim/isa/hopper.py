@@ -31,7 +31,7 @@ FORMS_BY_SUB = {
     "wgmma": {WG["fence"]: ("",), WG["commit_group"]: ("",), WG["wait_group"]: ("a",),
               WG["mma_async"]: ("{D}, a, b, c, e, f, g, h", "{D}, {A}, b, c, e, f, g")},
     "cpbulk": {CB["g2s"]: ("[a], [b], c, [e]",), CB["s2g"]: ("[a], [b], c",), CB["commit_group"]: ("",),
-               CB["wait_group"]: ("a",)},
+               CB["wait_group"]: ("a",), CB["tensor_g2s"]: ("[a], [b], [c]",), CB["tensor_s2g"]: ("[a], [b]",)},
 }
 FORMS = {op: tuple(dict.fromkeys(f for fs in subs.values() for f in fs)) for op, subs in FORMS_BY_SUB.items()}
 WG_TYPES = ("f16", "bf16")            # wgmma.mma_async input types implemented (f32 accumulator)
@@ -54,7 +54,7 @@ def rename_cp(dec, it: ast.Instr) -> ast.Instr:
     elif mods[:2] == ["async", "bulk"]:
         rest = mods[2:]
         if rest and rest[0] == "tensor":
-            _unsupported(dec, it, "cp.async.bulk.tensor (TMA tensor copies) is not implemented")
+            return _rename_tensor(dec, it, rest[1:])
         if rest and rest[0] == "prefetch":
             _unsupported(dec, it, "cp.async.bulk.prefetch is not implemented")
         if rest and rest[0] in ("commit_group", "wait_group"):
@@ -78,6 +78,27 @@ def rename_cp(dec, it: ast.Instr) -> ast.Instr:
     else:
         return it                       # cp.async (non-bulk) and others: not decoded here
     return ast.Instr(opcode, it.operands, it.line, it.col, it.text, it.guard, it.guard_neg, it.loc)
+
+
+def _rename_tensor(dec, it, rest):
+    modes = [t for t in rest if t.startswith("im2col")]
+    if modes:
+        _unsupported(dec, it, f"cp.async.bulk.tensor .{modes[0]} mode is not implemented (.tile is)")
+    if not any(t in ("1d", "2d", "3d", "4d", "5d") for t in rest):
+        _unsupported(dec, it, "cp.async.bulk.tensor takes a dimension .1d .. .5d")
+    spaces = [t for t in rest if t.startswith(("shared", "global"))]
+    if spaces[:1] and spaces[0].startswith("shared") and spaces[1:2] == ["global"]:
+        if "mbarrier::complete_tx::bytes" not in rest:
+            _unsupported(dec, it, "cp.async.bulk.tensor to shared memory completes on an mbarrier")
+        sub = "tensor_g2s"
+    elif spaces[:1] == ["global"] and spaces[1:2] and spaces[1].startswith("shared"):
+        if "bulk_group" not in rest:
+            _unsupported(dec, it, "cp.async.bulk.tensor to global memory completes in a bulk group (.bulk_group)")
+        sub = "tensor_s2g"
+    else:
+        _unsupported(dec, it, "cp.async.bulk.tensor copies between global and shared memory only")
+    return ast.Instr(".".join(["cpbulk", sub] + rest), it.operands, it.line, it.col, it.text, it.guard,
+                     it.guard_neg, it.loc)
 
 
 def refuse_cluster(dec, it: ast.Instr) -> None:
@@ -130,8 +151,11 @@ def decode_hopper(dec, pc, fn, it, base, m, row, opk, opv, opo):
     ops = list(it.operands)
     b64 = TYPE_CODE["b64"]
     row[oc.F_MOD2] = m.sub2         # mbarrier: MB_* bits
-    if base == "cpbulk" and m.sub in (CB["g2s"], CB["s2g"]):
+    if base == "cpbulk" and m.sub in (CB["g2s"], CB["s2g"], CB["tensor_g2s"], CB["tensor_s2g"]):
         row[oc.F_CLASS] = oc.C_TMA
+    if base == "cpbulk" and m.sub in (CB["tensor_g2s"], CB["tensor_s2g"]):
+        _tensor(dec, pc, fn, it, m, row, ops, opk, opv, opo)
+        return
     if base == "wgmma" and m.sub == WG["mma_async"]:
         row[oc.F_CLASS] = oc.C_GMMA
         _mma(dec, pc, fn, it, m, row, ops, opk, opv, opo)
@@ -186,3 +210,35 @@ def _mma(dec, pc, fn, it, m, row, ops, opk, opv, opo):
     dec.vlists.append([len(dregs)] + dregs + [len(aregs)] + aregs)
     row[oc.F_NDST] = 0
     row[oc.F_NSRC] = 3
+
+
+def _tensor(dec, pc, fn, it, m, row, ops, opk, opv, opo):
+    """cp.async.bulk.tensor: S0 the shared address, S1 the tensor map's address, S2 the mbarrier (loads);
+    vlist row [rank, the tensor map's state space, (operand kind, register or value) per coordinate]."""
+    rank = int(next(t for t in m.hopper if t in ("1d", "2d", "3d", "4d", "5d"))[0])
+    load = m.sub == CB["tensor_g2s"]
+    smem, tm = (ops[0], ops[1]) if load else (ops[1], ops[0])
+    if not isinstance(tm, ast.TensorAddr) or isinstance(smem, ast.TensorAddr):
+        dec._fail(it, "cp.async.bulk.tensor takes the tensor operand as [tensorMap, {coordinates}]")
+    if len(tm.coords) != rank:
+        dec._fail(it, f"cp.async.bulk.tensor.{rank}d takes {rank} coordinates, found {len(tm.coords)}")
+    b64 = TYPE_CODE["b64"]
+    dec.operand(pc, oc.S0, fn, it, smem, b64, opk, opv, opo, "cpbulk")
+    dec.operand(pc, oc.S0 + 1, fn, it, ast.Addr(tm.base, tm.offset), b64, opk, opv, opo, "cpbulk")
+    if load:
+        dec.operand(pc, oc.S0 + 2, fn, it, ops[2], b64, opk, opv, opo, "cpbulk")
+    space = oc.SP_GENERIC
+    if tm.base is not None and not tm.base.startswith("%"):
+        space = dec.lookup(fn, tm.base)[0]
+    vl = [rank, space]
+    for x in tm.coords:
+        if isinstance(x, ast.Reg) and not x.neg:
+            vl += [oc.OK_REG, dec.reg(fn, x.name, it)]
+        elif isinstance(x, ast.Imm) and isinstance(x.value, int):
+            vl += [oc.OK_IMM, x.value]
+        else:
+            dec._fail(it, "a tensor coordinate is a .s32 register or an integer")
+    row[oc.F_TARGET] = len(dec.vlists)
+    dec.vlists.append(vl)
+    row[oc.F_NDST] = 0
+    row[oc.F_NSRC] = 3 if load else 2

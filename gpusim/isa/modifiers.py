@@ -132,4 +132,7 @@ def _hopper(base: str, tok: str, m: Mods) -> bool:
     if tok in oc.CPBULK:
         m.sub = oc.CPBULK[tok]
         return True
-    return tok in ("read", "bulk_group", "mbarrier::complete_tx::bytes", "shared::cluster", "shared::cta")
+    if tok in ("1d", "2d", "3d", "4d", "5d"):
+        m.hopper.append(tok)
+        return True
+    return tok in ("read", "bulk_group", "mbarrier::complete_tx::bytes", "shared::cluster", "shared::cta", "tile")

@@ -76,7 +76,7 @@ MB_EXPECT_TX, MB_PARITY, MB_NOINC = 1, 2, 4          # F_MOD2 bits of mbarrier
 WGMMA = {"fence": 1, "commit_group": 2, "wait_group": 3, "mma_async": 4}
 # F_MOD2 of wgmma.mma_async: N in bits 0..9, A from registers, negated A (imm-scale-a -1), negated B
 WG_N_MASK, WG_A_REGS, WG_NEG_A, WG_NEG_B = 0x3FF, 1 << 10, 1 << 11, 1 << 12
-CPBULK = {"g2s": 1, "s2g": 2, "commit_group": 3, "wait_group": 4}
+CPBULK = {"g2s": 1, "s2g": 2, "commit_group": 3, "wait_group": 4, "tensor_g2s": 5, "tensor_s2g": 6}
 
 # ------------------------------------------------------------------ state spaces (F_SPACE)
 SPACE = {"generic": 0, "global": 1, "shared": 2, "local": 3, "const": 4, "param": 5}

@@ -45,6 +45,12 @@ WG_MMA = oc.WGMMA["mma_async"]
 
 
 @njit(no_cpython_wrapper=True, inline="always")
+def swizzle_address(a, width):
+    """Shared address a under the `width`-byte swizzle (128/64/32): 16-byte chunk bits ^= bits 7.."""
+    return a ^ ((a >> 3) & (width - 16))
+
+
+@njit(no_cpython_wrapper=True, inline="always")
 def desc_address(desc, mn, kbyte):
     """Shared-memory byte address of (row mn, byte kbyte along K) of a K-major operand."""
     start = (desc & 0x3FFF) << 4
@@ -54,8 +60,7 @@ def desc_address(desc, mn, kbyte):
     if mode == 0:
         return start + (mn >> 3) * sbo + (kbyte >> 4) * lbo + (mn & 7) * 16 + (kbyte & 15)
     width = 128 if mode == 1 else (64 if mode == 2 else 32)
-    a = start + (mn >> 3) * sbo + (mn & 7) * width + kbyte
-    return a ^ ((a >> 3) & (width - 16))
+    return swizzle_address(start + (mn >> 3) * sbo + (mn & 7) * width + kbyte, width)
 
 
 @njit(no_cpython_wrapper=True, inline="always")

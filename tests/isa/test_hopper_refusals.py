@@ -8,8 +8,10 @@ from gpusim.isa.coverage import example_kernel
 
 DECL = ".shared .align 8 .b64 bar; .reg .b64 %D; .reg .f32 %x<4>;\n"
 REFUSED = [
-    ("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [bar], [%A, {%i, %i}], [bar];",
-     "cp.async.bulk.tensor"),
+    ("cp.async.bulk.tensor.2d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [bar], [%A, {%i, %i}], [bar];",
+     ".im2col mode"),
+    ("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [bar], "
+     "[%A, {%i, %i}], [bar], %h;", "multicast::cluster"),
     ("cp.async.bulk.prefetch.L2.global [%A], 64;", "cp.async.bulk.prefetch"),
     ("cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [bar], [bar], 16, [bar];",
      "shared memories of a cluster"),
