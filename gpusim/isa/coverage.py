@@ -38,8 +38,10 @@ FAMILY = {
     "mbarrier": " ".join("." + k for k in oc.MBAR if k != "cparrive") + " .expect_tx (arrive, arrive_drop) "
                 ".parity (try_wait, test_wait); .shared(::cta) or generic; cp.async.mbarrier.arrive(.noinc) "
                 "decodes as mbarrier.cparrive",
-    "wgmma": ".sync.aligned .fence .commit_group .wait_group .mma_async: .m64nNk16 (N = 8..256, step 8) "
-             ".f32.f16.f16 .f32.bf16.bf16, A by descriptor or registers, K-major, no swizzle or 128B/64B/32B",
+    "wgmma": ".sync.aligned .fence .commit_group .wait_group .mma_async: .m64nNk16 .f32.f16.f16 .f32.bf16.bf16, "
+             ".m64nNk8 .f32.tf32.tf32, .m64nNk32 .f32.{e4m3,e5m2}.{e4m3,e5m2}, .m64nNk32 .s32.{s8,u8}.{s8,u8}"
+             "(.satfinite) (N = 8..256, step 8; integers: 8, 16, 24, then step 16); A by descriptor or registers, "
+             "K-major, no swizzle or 128B/64B/32B",
     "cpbulk": "cp.async.bulk: .shared::cluster.global.mbarrier::complete_tx::bytes (g2s), "
               ".global.shared::cta.bulk_group (s2g), .commit_group, .wait_group(.read); cp.async.bulk.tensor.1d..5d "
               ".tile the same two ways, `[tensorMap, {c0, ..}]` (tensor maps: gpusim/tma.py)",
@@ -114,8 +116,9 @@ REJECTED_FORMS = [
     ("bulk copies between the shared memories of a cluster",
      "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%A], [%A], 16, [%A];",
      "shared memories of a cluster"),
-    ("wgmma.mma_async with .tf32 / .e4m3 / .e5m2 / .s8 / .u8 inputs",
-     "wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32 {%f, %f, %f, %f}, %A, %A, 1, 1, 1;", ".tf32 inputs"),
+    ("wgmma.mma_async mixing input families (e.g. .f16 with .bf16, .e4m3 with .s8)",
+     "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.bf16 {%f, %f, %f, %f}, %A, %A, 1, 1, 1, 0, 0;",
+     "does not take .f16 with .bf16"),
     ("wgmma.mma_async with an .f16 accumulator",
      "wgmma.mma_async.sync.aligned.m64n8k16.f16.f16.f16 {%u, %u}, %A, %A, 1, 1, 1, 0, 0;", ".f16 accumulator"),
     ("wgmma.mma_async with a transposed (MN-major) operand (imm-trans = 1)",

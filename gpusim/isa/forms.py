@@ -9,7 +9,7 @@
   {d}      the destination of a load: a register, or a vector {r0, ..} of exactly .vN registers
   {d*} {a*}  a register / source, or a vector of 2..4 (mov pack / unpack)
   [a]      an address (only memory instructions have one, in this place; cp.async.bulk has several)
-  {D} {A}  a vector of registers (wgmma.mma_async's accumulator and A fragment)
+  {D} {A}  a vector of registers (wgmma.mma_async's accumulator and A fragment); a|{A}: either
   {b}      the value stored: a source, or a vector of exactly .vN sources
   {!}c     a predicate source, optionally negated
   L        a label
@@ -61,7 +61,7 @@ def forms_for(base: str, m, mods: list) -> tuple:
     elif base == "match" and m.sub == oc.MATCH["any"]:
         forms = ("d, a, m",)             # only match.all writes a predicate
     elif base in hopper.FORMS:
-        forms = hopper.forms_for(base, m.sub)
+        forms = hopper.forms_for(base, m)
     elif base == "cvt":
         pair = len(m.types) > 0 and TYPE_NAME[m.types[0]] in ("f16x2", "bf16x2")
         forms = forms[1:] if pair else forms[:1]
@@ -119,6 +119,11 @@ def _check(dec, fn, it, base, m, tok, x, pred_type):
         return
     if isinstance(x, ast.Paren):
         dec._fail(it, f"a parenthesised list is only allowed in call ({what})")
+    if tok == "a|{A}":
+        if not isinstance(x, ast.Vec):
+            tok = "a"                   # a descriptor (a source); a vector: the A fragment's registers
+        else:
+            tok = "{A}"
     if tok in ("{D}", "{A}"):
         if not isinstance(x, ast.Vec) or not all(isinstance(y, ast.Reg) and not y.neg for y in x.items):
             dec._fail(it, f"{what} must be a vector {{..}} of registers")

@@ -29,17 +29,24 @@ FORMS_BY_SUB = {
                  MB["complete_tx"]: ("[a], b",), MB["try_wait"]: ("p, [a], b", "p, [a], b, c"),
                  MB["test_wait"]: ("p, [a], b",), MB["pending_count"]: ("d, a",), MB["cparrive"]: ("[a]",)},
     "wgmma": {WG["fence"]: ("",), WG["commit_group"]: ("",), WG["wait_group"]: ("a",),
-              WG["mma_async"]: ("{D}, a, b, c, e, f, g, h", "{D}, {A}, b, c, e, f, g")},
+              WG["mma_async"]: ("{D}, a|{A}, b, c, e, f, g, h", "{D}, a|{A}, b, c, e, f, g", "{D}, a|{A}, b, c, e, f",
+                                "{D}, a|{A}, b, c")},
     "cpbulk": {CB["g2s"]: ("[a], [b], c, [e]",), CB["s2g"]: ("[a], [b], c",), CB["commit_group"]: ("",),
                CB["wait_group"]: ("a",), CB["tensor_g2s"]: ("[a], [b], [c]",), CB["tensor_s2g"]: ("[a], [b]",)},
 }
 FORMS = {op: tuple(dict.fromkeys(f for fs in subs.values() for f in fs)) for op, subs in FORMS_BY_SUB.items()}
-WG_TYPES = ("f16", "bf16")            # wgmma.mma_async input types implemented (f32 accumulator)
-WG_LATER = ("tf32", "e4m3", "e5m2", "s8", "u8")
+WG_HALF, WG_FP8, WG_INT = ("f16", "bf16"), ("e4m3", "e5m2"), ("s8", "u8")
+WG_TYPES = WG_HALF + ("tf32",) + WG_FP8 + WG_INT   # wgmma.mma_async input types implemented
+WG_K = {"f16": 16, "bf16": 16, "tf32": 8, "e4m3": 32, "e5m2": 32, "s8": 32, "u8": 32}
 
 
-def forms_for(base: str, sub: int) -> tuple:
-    return FORMS_BY_SUB[base].get(sub, FORMS[base])
+def forms_for(base: str, m) -> tuple:
+    forms = FORMS_BY_SUB[base].get(m.sub, FORMS[base])
+    if base == "wgmma" and m.sub == WG["mma_async"]:
+        types = [t for t in m.hopper if t in WG_TYPES]
+        nops = 8 if types[:1] and types[0] in WG_HALF else (4 if types[:1] and types[0] in WG_INT else 6)
+        return tuple(f for f in forms if len(f.split(",")) in (nops, nops - 1 if nops == 8 else nops))
+    return forms
 
 
 def _unsupported(dec, it, why):
@@ -129,20 +136,26 @@ def hopper_rule(op: str, mods: list) -> str | None:
     if subs[0] != "mma_async":
         return None
     shapes = [t for t in mods if t.startswith("m64n")]
-    types = [t for t in mods if t in WG_TYPES + WG_LATER + ("f32", "s32")]
+    types = [t for t in mods if t in WG_TYPES + ("f32", "s32", "f16")]
     if len(shapes) != 1 or wgmma_shape(shapes[0]) is None:
         return "wgmma.mma_async takes one shape .m64nNkK"
     if len(types) != 3:
         return "wgmma.mma_async takes three types (.dtype.atype.btype)"
-    if types[1] in WG_LATER or types[2] in WG_LATER:
-        return f"wgmma.mma_async with .{types[1]} inputs is not implemented (only .f16 and .bf16 are)"
-    if types[0] != "f32":
-        return f"wgmma.mma_async with a .{types[0]} accumulator is not implemented (only .f32 is)"
-    if types[1] != types[2]:
-        return "wgmma.mma_async takes the same type for A and B"
+    d, a, b = types
+    fam = [f for f in (WG_HALF, ("tf32",), WG_FP8, WG_INT) if a in f]
+    if not fam or b not in fam[0] or (fam[0] in (WG_HALF, ("tf32",)) and a != b):
+        return f"wgmma.mma_async does not take .{a} with .{b}"
+    if d != ("s32" if a in WG_INT else "f32"):
+        return (f"wgmma.mma_async with a .{d} accumulator is not implemented (.f32, or .s32 for integers)"
+                if d in ("f16", "f32", "s32") else f"bad accumulator .{d}")
+    if "satfinite" in mods and a not in WG_INT:
+        return ".satfinite is only defined for integer wgmma"
     n, k = wgmma_shape(shapes[0])
-    if k != 16 or n % 8 or not 8 <= n <= 256:
-        return f"shape .{shapes[0]} is not defined for .{types[1]} (m64nNk16, N a multiple of 8 up to 256)"
+    if k != WG_K[a] or n % 8 or not 8 <= n <= 256:
+        return (f"shape .{shapes[0]} is not defined for .{a} (m64nNk{WG_K[a]}, N a multiple of 8 up to 256"
+                + (", or of 16 from 32 for integers" if a in WG_INT else "") + ")")
+    if a in WG_INT and n > 24 and n % 16:
+        return f"shape .{shapes[0]} is not defined for .{a} (N 8, 16, 24, then multiples of 16)"
     return None
 
 
@@ -174,23 +187,28 @@ def decode_hopper(dec, pc, fn, it, base, m, row, opk, opv, opo):
 def _mma(dec, pc, fn, it, m, row, ops, opk, opv, opo):
     shape = next(t for t in m.hopper if t.startswith("m64n"))
     n, _ = wgmma_shape(shape)
-    atype = [t for t in m.hopper if t in WG_TYPES][0]
+    atype, btype = [t for t in m.hopper if t in WG_TYPES][:2]
     dvec = ops[0]
     if len(dvec.items) != n // 2:
-        dec._fail(it, f"wgmma.mma_async .{shape} with an f32 accumulator takes {n // 2} D registers, "
-                      f"found {len(dvec.items)}")
+        dec._fail(it, f"wgmma.mma_async .{shape} takes {n // 2} D registers, found {len(dvec.items)}")
     dregs = [dec.reg(fn, x.name, it) for x in dvec.items]
-    flags = n
-    if isinstance(ops[1], ast.Vec):
+    flags = n | (oc.WG_KINDS[atype] << oc.WG_A_SHIFT) | (oc.WG_KINDS[btype] << oc.WG_B_SHIFT)
+    if "satfinite" in m.hopper:
+        flags |= oc.WG_SATFINITE
+    a_in_regs = isinstance(ops[1], ast.Vec)
+    want = (4 if atype in WG_INT else (6 if atype not in WG_HALF else (7 if a_in_regs else 8)))
+    if len(ops) != want:
+        dec._fail(it, f"wgmma.mma_async .{atype} with A {'in registers' if a_in_regs else 'by descriptor'} takes "
+                      f"{want} operands, found {len(ops)}")
+    scales, trans = ops[4:6], ops[6:]
+    if a_in_regs:
         if len(ops[1].items) != 4 or not all(isinstance(x, ast.Reg) for x in ops[1].items):
             dec._fail(it, "wgmma.mma_async with A in registers takes four .b32 registers for A")
         aregs = [dec.reg(fn, x.name, it) for x in ops[1].items]
         flags |= oc.WG_A_REGS
-        scales, trans = ops[4:6], ops[6:7]
     else:
         aregs = []
         dec.operand(pc, oc.S0, fn, it, ops[1], TYPE_CODE["b64"], opk, opv, opo, "wgmma")
-        scales, trans = ops[4:6], ops[6:8]
     dec.operand(pc, oc.S0 + 1, fn, it, ops[2], TYPE_CODE["b64"], opk, opv, opo, "wgmma")
     dec.operand(pc, oc.S0 + 2, fn, it, ops[3], TYPE_CODE["pred"], opk, opv, opo, "wgmma")
     for x, bit, name in zip(scales, (oc.WG_NEG_A, oc.WG_NEG_B), ("imm-scale-a", "imm-scale-b")):
@@ -205,7 +223,6 @@ def _mma(dec, pc, fn, it, m, row, ops, opk, opv, opo):
             _unsupported(dec, it, "wgmma.mma_async with a transposed (MN-major) operand, imm-trans = 1, "
                                   "is not implemented")
     row[oc.F_MOD2] = flags
-    row[oc.F_TYPE2] = TYPE_CODE[atype]
     row[oc.F_TARGET] = len(dec.vlists)
     dec.vlists.append([len(dregs)] + dregs + [len(aregs)] + aregs)
     row[oc.F_NDST] = 0

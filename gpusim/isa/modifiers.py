@@ -124,7 +124,8 @@ def _hopper(base: str, tok: str, m: Mods) -> bool:
     if base == "wgmma":
         if tok in oc.WGMMA:
             m.sub = oc.WGMMA[tok]
-        elif tok.startswith("m64n") or tok in ("f32", "f16", "bf16", "tf32", "e4m3", "e5m2", "s8", "u8", "s32"):
+        elif tok.startswith("m64n") or tok in ("f32", "f16", "bf16", "tf32", "e4m3", "e5m2", "s8", "u8", "s32",
+                                                "satfinite"):
             m.hopper.append(tok)
         else:
             return False

@@ -1,4 +1,8 @@
-"""wgmma.mma_async: a warpgroup's 64xNx16 matrix multiply-accumulate (numba), functional part.
+"""wgmma.mma_async: a warpgroup's 64xNxK matrix multiply-accumulate (numba), functional part.
+
+Types: .f32 += .f16 x .f16 / .bf16 x .bf16 (K 16), .tf32 x .tf32 (K 8; the low 13 mantissa bits of the
+f32 bits ignored), .e4m3/.e5m2 x .e4m3/.e5m2 (K 32); .s32 += .s8/.u8 x .s8/.u8 (K 32, exact, wrapping
+modulo 2^32, or clamped to the s32 range with .satfinite). K always spans 32 bytes of a row.
 
 A warpgroup is 4 consecutive warps of a CTA (warp index // 4); warp q = index % 4 owns rows
 16q..16q+15 of A and D, and its lanes hold exactly those rows' D fragment (and A fragment, when A
@@ -10,8 +14,8 @@ timing model (asyncops.py) charges the latency at wait_group. Descriptors and sc
 the warp's first active lane (the ISA requires them uniform over the warpgroup).
 
 Fragments (g = lane / 4, t = lane % 4): D register j holds row 16q + g + 8*((j/2)%2), column
-8*(j/4) + 2t + j%2. A in registers: register r holds row 16q + g + 8*(r%2), k = 8*(r/2) + 2t (low
-half) and +1 (high half).
+8*(j/4) + 2t + j%2. A in registers (E = 4 / element bytes elements per register, from the low bits):
+register r holds row 16q + g + 8*(r%2), k = (K/2)*(r/2) + E*t + e for its element e.
 
 Shared-memory operands, K-major (the only layout implemented; imm-trans = 1 is refused at load):
 the descriptor holds start address >> 4 (bits 0-13), leading byte offset >> 4 (16-29), stride byte
@@ -24,7 +28,7 @@ as CUTLASS's Swizzle<3|2|1, 4, 3> and the TMA unit do. The base-offset field (bi
 (atoms aligned to the swizzle's repeat, as CUTLASS places them).
 
 Numerics (documented order, bit-exact against tests/sm/test_wgmma.py's numpy reference): for each D
-element, acc = D (scale-d true) or +0.0; then for k = 0..15 in order acc = fp32(acc + a_k * b_k), the
+element, acc = D (scale-d true) or +0.0; then for k = 0..K-1 in order acc = fp32(acc + a_k * b_k), the
 product exact in double and the sum rounded once from double to fp32, nearest even (a double
 rounding, through double then fp32, in the rare cases the exact sum needs more than 53 bits).
 imm-scale-a/b = -1 negate A/B. Real tensor cores sum several products before rounding, with their
@@ -36,12 +40,13 @@ import numpy as np
 
 from gpusim.isa import opcodes as oc
 from gpusim.isa.bits import bf16_to_f32, bits_of_f32, f16_to_f32, f32_of
-from gpusim.isa.types import T_BF16
 from gpusim.jit import njit
 from gpusim.memory.access import fault
 from gpusim.sm.operands import bits
 
 WG_MMA = oc.WGMMA["mma_async"]
+K_F16, K_BF16, K_TF32, K_E4M3, K_E5M2, K_S8, K_U8 = (oc.WG_KINDS[k] for k in ("f16", "bf16", "tf32", "e4m3", "e5m2",
+                                                                              "s8", "u8"))
 
 
 @njit(no_cpython_wrapper=True, inline="always")
@@ -63,18 +68,58 @@ def desc_address(desc, mn, kbyte):
     return swizzle_address(start + (mn >> 3) * sbo + (mn & 7) * width + kbyte, width)
 
 
-@njit(no_cpython_wrapper=True, inline="always")
-def half_value(h, bf):
-    return np.float64(bf16_to_f32(h)) if bf else np.float64(f16_to_f32(h))
+@njit(no_cpython_wrapper=True)
+def element_value(b, kind):
+    """An input element's value from its bits: f16, bf16, tf32 (the f32 bits' low 13 mantissa bits
+    ignored), e4m3, e5m2, s8, u8 (kinds: opcodes.WG_KINDS)."""
+    if kind == K_F16:
+        return np.float64(f16_to_f32(b & 0xFFFF))
+    if kind == K_BF16:
+        return np.float64(bf16_to_f32(b & 0xFFFF))
+    if kind == K_TF32:
+        return np.float64(f32_of(b & 0xFFFFE000))
+    if kind == K_S8:
+        return np.float64(((b & 0xFF) ^ 0x80) - 0x80)
+    if kind == K_U8:
+        return np.float64(b & 0xFF)
+    b &= 0xFF
+    sign = -1.0 if b & 0x80 else 1.0
+    if kind == K_E4M3:
+        e, m = (b >> 3) & 0xF, b & 7
+        if e == 15 and m == 7:
+            return np.nan
+        if e == 0:
+            return sign * m * 2.0 ** -9
+        return sign * (8 + m) * 2.0 ** (e - 10)
+    e, m = (b >> 2) & 0x1F, b & 3                       # e5m2
+    if e == 31:
+        return sign * np.inf if m == 0 else np.nan
+    if e == 0:
+        return sign * m * 2.0 ** -16
+    return sign * (4 + m) * 2.0 ** (e - 17)
 
 
 @njit(no_cpython_wrapper=True)
-def smem_half(M, c, a, bf, w, pc):
-    """The 16-bit element at shared address a, as a double (NaN after recording a fault)."""
-    if a < 0 or a + 2 > M.smem.shape[1] or a & 1:
-        fault(M, oc.E_OOB if a & 1 == 0 else oc.E_MISALIGNED, w, 0, pc, a, 2, oc.SP_SHARED)
+def smem_element(M, c, a, esize, kind, w, pc):
+    """The element of `esize` bytes at shared address a, as a double (NaN after recording a fault)."""
+    if a < 0 or a + esize > M.smem.shape[1] or a & (esize - 1):
+        fault(M, oc.E_OOB if a & (esize - 1) == 0 else oc.E_MISALIGNED, w, 0, pc, a, esize, oc.SP_SHARED)
         return np.nan
-    return half_value(np.int64(M.smem[c, a]) | (np.int64(M.smem[c, a + 1]) << 8), bf)
+    v = np.int64(0)
+    for j in range(esize):
+        v |= np.int64(M.smem[c, a + j]) << (8 * j)
+    return element_value(v, kind)
+
+
+@njit(no_cpython_wrapper=True)
+def reg_element(P, M, row, nd, w, r, k, esize, kind):
+    """A's element (row r of the warp's 16, k) from the A fragment registers (layout in the module doc)."""
+    half_k = 16 // esize                # k extent covered by registers 0-1 (then 2-3)
+    per = 4 // esize                    # elements per register
+    kk = k % half_k
+    reg = P.vlist[row, 2 + nd + (r >> 3) + 2 * (k // half_k)]
+    lane = ((r & 7) << 2) | (kk // per)
+    return element_value(M.R[w, reg, lane] >> (8 * esize * (kk % per)), kind)
 
 
 @njit(no_cpython_wrapper=True)
@@ -84,7 +129,11 @@ def exec_wgmma(P, M, i, w, wlocal, emask, pc):
         return
     flags = P.ins[i, oc.F_MOD2]
     n = flags & oc.WG_N_MASK
-    bf = P.ins[i, oc.F_TYPE2] == T_BF16
+    ka = (flags >> oc.WG_A_SHIFT) & 15
+    kb = (flags >> oc.WG_B_SHIFT) & 15
+    esize = 4 if ka == K_TF32 else (2 if ka <= K_BF16 else 1)
+    kdim = 32 // esize
+    integer = ka >= K_S8
     row = P.ins[i, oc.F_TARGET]
     nd = P.vlist[row, 0]
     a_regs = flags & oc.WG_A_REGS
@@ -109,15 +158,20 @@ def exec_wgmma(P, M, i, w, wlocal, emask, pc):
             col = 8 * (j >> 2) + 2 * t + (j & 1)
             reg = P.vlist[row, 1 + j]
             acc = np.float32(f32_of(M.R[w, reg, l])) if keep else np.float32(0.0)
-            for k in range(16):
+            iacc = (((M.R[w, reg, l] & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000) if keep else np.int64(0)
+            for k in range(kdim):
                 if a_regs:
-                    src = ((r & 7) << 2) | ((k & 7) >> 1)
-                    areg = P.vlist[row, 2 + nd + (r >> 3) + 2 * (k >> 3)]
-                    av = half_value((M.R[w, areg, src] >> (16 * (k & 1))) & 0xFFFF, bf)
+                    av = reg_element(P, M, row, nd, w, r, k, esize, ka)
                 else:
-                    av = smem_half(M, c, desc_address(da, m0 + r, 2 * k), bf, w, pc)
-                bv = smem_half(M, c, desc_address(db, col, 2 * k), bf, w, pc)
-                acc = np.float32(np.float64(acc) + (sa * av) * (sb * bv))
-            M.R[w, reg, l] = bits_of_f32(acc)
-    if M.err[0] != 0:
-        return
+                    av = smem_element(M, c, desc_address(da, m0 + r, esize * k), esize, ka, w, pc)
+                bv = smem_element(M, c, desc_address(db, col, esize * k), esize, kb, w, pc)
+                if integer:
+                    iacc += np.int64(av) * np.int64(bv)
+                else:
+                    acc = np.float32(np.float64(acc) + (sa * av) * (sb * bv))
+            if integer:
+                if flags & oc.WG_SATFINITE:
+                    iacc = min(max(iacc, -(np.int64(1) << 31)), (np.int64(1) << 31) - 1)
+                M.R[w, reg, l] = iacc & 0xFFFFFFFF
+            else:
+                M.R[w, reg, l] = bits_of_f32(acc)
