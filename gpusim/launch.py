@@ -362,6 +362,9 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
     checks = parse_checks(check)
     progress = opts.pop("progress", None)
     read_symbols = tuple(opts.pop("read_symbols", ()))
+    if "cluster" in opts:
+        raise LaunchError("cluster=: thread-block clusters are not implemented in gpusim (every block is a "
+                          "cluster of one; barrier.cluster, mapa and %cluster* are refused at load)")
     if opts:
         raise LaunchError(f"unknown launch option(s): {', '.join(sorted(opts))}")
     k = _resolve(kernel, args, signature, fma)

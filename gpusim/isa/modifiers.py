@@ -98,7 +98,7 @@ def _family(base: str, tok: str, m: Mods) -> bool:
     if base == "testp" and tok in oc.TESTP:
         m.sub = oc.TESTP[tok]
         return True
-    if base == "prefetch" and tok in ("L1", "L2"):     # prefetch{.space}.level [a]
+    if base == "prefetch" and tok in ("L1", "L2", "tensormap"):     # prefetch{.space}.level [a], prefetch.tensormap
         return True
     if base == "cvta" and tok == "to":
         m.to = True

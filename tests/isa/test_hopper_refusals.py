@@ -50,3 +50,16 @@ def test_unimplemented_hopper_variant_is_refused_by_name(line, why):
     with pytest.raises(UnsupportedInstruction) as e:
         _ = gpusim.load_ptx(example_kernel(DECL + line, "b32"))["k"].decoded
     assert why in str(e.value)
+
+
+def test_cluster_launch_option_is_refused_by_name():
+    from gpusim.errors import LaunchError
+    k = gpusim.load_ptx(example_kernel("", "b32"))["k"]
+    with pytest.raises(LaunchError, match="thread-block clusters"):
+        gpusim.launch(k, 2, 32, 0, cluster=(2, 1, 1), mode="functional")
+
+
+def test_prefetch_tensormap_is_accepted_as_a_hint():
+    d = gpusim.load_ptx(example_kernel("prefetch.tensormap [%A]; prefetch.param.tensormap [%A];", "b32"))["k"].decoded
+    from gpusim.isa import opcodes as oc
+    assert (d.ins[:, oc.F_OP] == oc.OP["nop"]).sum() == 2        # both decode as no-ops, nothing refused
