@@ -216,6 +216,7 @@ def test_wgmma_matches_the_documented_fp32_order_bit_for_bit(n, ty, la, lb, step
     areg = a_fragments(a, esize) if la == "regs" else np.zeros((128, 4), np.uint32)
     text = kernel(n, ty, steps, la == "regs", len(img) - 1024, *scales)
     k = gpusim.load_ptx(text)["k"]
+    assert k.decoded.regs_per_thread > n // 2      # the accumulators count towards the registers per thread
     results = []
     for mode in ("functional", "timing"):
         out = np.zeros((128, n // 2), d0.dtype)
