@@ -40,8 +40,8 @@ FAMILY = {
                 "decodes as mbarrier.cparrive",
     "wgmma": ".sync.aligned .fence .commit_group .wait_group .mma_async: .m64nNk16 .f32.f16.f16 .f32.bf16.bf16, "
              ".m64nNk8 .f32.tf32.tf32, .m64nNk32 .f32.{e4m3,e5m2}.{e4m3,e5m2}, .m64nNk32 .s32.{s8,u8}.{s8,u8}"
-             "(.satfinite) (N = 8..256, step 8; integers: 8, 16, 24, then step 16); A by descriptor or registers, "
-             "K-major, no swizzle or 128B/64B/32B",
+             "(.satfinite) (N = 8..256, step 8; integers: 8, 16, 24, then step 16); A by descriptor or registers; "
+             "K-major, or M/N-major (imm-trans = 1, f16/bf16); no swizzle or 128B/64B/32B",
     "cpbulk": "cp.async.bulk: .shared::cluster.global.mbarrier::complete_tx::bytes (g2s), "
               ".global.shared::cta.bulk_group (s2g), .commit_group, .wait_group(.read); cp.async.bulk.tensor.1d..5d "
               ".tile the same two ways, `[tensorMap, {c0, ..}]` (tensor maps: gpusim/tma.py)",
@@ -121,9 +121,6 @@ REJECTED_FORMS = [
      "does not take .f16 with .bf16"),
     ("wgmma.mma_async with an .f16 accumulator",
      "wgmma.mma_async.sync.aligned.m64n8k16.f16.f16.f16 {%u, %u}, %A, %A, 1, 1, 1, 0, 0;", ".f16 accumulator"),
-    ("wgmma.mma_async with a transposed (MN-major) operand (imm-trans = 1)",
-     "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f, %f, %f, %f}, %A, %A, 1, 1, 1, 1, 0;",
-     "transposed (MN-major)"),
     ("thread-block clusters: barrier.cluster (and mapa, not decoded)", "barrier.cluster.arrive;",
      "barrier.cluster"),
 ]

@@ -216,12 +216,11 @@ def _mma(dec, pc, fn, it, m, row, ops, opk, opv, opo):
             dec._fail(it, f"wgmma.mma_async {name} must be the immediate 1 or -1")
         if x.value == -1:
             flags |= bit
-    for x in trans:
+    for x, bit in zip(trans, (oc.WG_TRANS_B,) if a_in_regs else (oc.WG_TRANS_A, oc.WG_TRANS_B)):
         if not isinstance(x, ast.Imm) or x.value not in (0, 1):
             dec._fail(it, "wgmma.mma_async imm-trans must be the immediate 0 or 1")
         if x.value == 1:
-            _unsupported(dec, it, "wgmma.mma_async with a transposed (MN-major) operand, imm-trans = 1, "
-                                  "is not implemented")
+            flags |= bit
     row[oc.F_MOD2] = flags
     row[oc.F_TARGET] = len(dec.vlists)
     dec.vlists.append([len(dregs)] + dregs + [len(aregs)] + aregs)

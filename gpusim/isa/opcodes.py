@@ -75,8 +75,9 @@ MBAR = {"init": 1, "arrive": 2, "arrive_drop": 3, "expect_tx": 4, "complete_tx":
 MB_EXPECT_TX, MB_PARITY, MB_NOINC = 1, 2, 4          # F_MOD2 bits of mbarrier
 WGMMA = {"fence": 1, "commit_group": 2, "wait_group": 3, "mma_async": 4}
 # F_MOD2 of wgmma.mma_async: N in bits 0..9, A from registers, negated A (imm-scale-a -1), negated B,
-# .satfinite (integer), A's element kind in bits 16..19, B's in bits 20..23 (WG_KINDS)
+# .satfinite (integer), transposed A / B, A's element kind in bits 16..19, B's in bits 20..23 (WG_KINDS)
 WG_N_MASK, WG_A_REGS, WG_NEG_A, WG_NEG_B, WG_SATFINITE = 0x3FF, 1 << 10, 1 << 11, 1 << 12, 1 << 13
+WG_TRANS_A, WG_TRANS_B = 1 << 14, 1 << 15      # imm-trans-a/b = 1: M-/N-major shared-memory operand
 WG_KINDS = {"f16": 0, "bf16": 1, "tf32": 2, "e4m3": 3, "e5m2": 4, "s8": 5, "u8": 6}
 WG_A_SHIFT, WG_B_SHIFT = 16, 20
 CPBULK = {"g2s": 1, "s2g": 2, "commit_group": 3, "wait_group": 4, "tensor_g2s": 5, "tensor_s2g": 6}

@@ -17,15 +17,19 @@ Fragments (g = lane / 4, t = lane % 4): D register j holds row 16q + g + 8*((j/2
 8*(j/4) + 2t + j%2. A in registers (E = 4 / element bytes elements per register, from the low bits):
 register r holds row 16q + g + 8*(r%2), k = (K/2)*(r/2) + E*t + e for its element e.
 
-Shared-memory operands, K-major (the only layout implemented; imm-trans = 1 is refused at load):
-the descriptor holds start address >> 4 (bits 0-13), leading byte offset >> 4 (16-29), stride byte
+Shared-memory operands (CUTLASS's canonical GMMA layouts, in bytes; T = 16 / element bytes): the
+descriptor holds start address >> 4 (bits 0-13), leading byte offset >> 4 (16-29), stride byte
 offset >> 4 (32-45) and the swizzle mode (62-63: 0 none, 1 128B, 2 64B, 3 32B). No swizzle: 8x8
 core matrices of 8 rows x 16 bytes, rows 16 bytes apart; core matrices adjacent in K are LBO apart,
 adjacent in M/N SBO apart. Swizzled (width W = 128/64/32 bytes): row r of an 8-row group at
 r*W, groups SBO apart, then the 16-byte chunk bits of the address are XORed with its bits 7.. (128B:
 bits 4-6 ^= bits 7-9; 64B: bits 4-5 ^= bits 7-8; 32B: bit 4 ^= bit 7), on the shared address itself,
 as CUTLASS's Swizzle<3|2|1, 4, 3> and the TMA unit do. The base-offset field (bits 49-51) is ignored
-(atoms aligned to the swizzle's repeat, as CUTLASS places them).
+(atoms aligned to the swizzle's repeat, as CUTLASS places them). Those are K-major (imm-trans = 0).
+MN-major (imm-trans = 1, .f16/.bf16 only): no swizzle, 8 k-rows x 16 bytes (T elements along M/N) per
+core matrix, M/N-adjacent core matrices SBO apart, K-adjacent (next 8 k) LBO apart; swizzled, k-rows
+of W bytes (W/esize elements along M/N), the next W bytes along M/N LBO apart, the next 8 k SBO apart,
+then the same XOR.
 
 Numerics (documented order, bit-exact against tests/sm/test_wgmma.py's numpy reference): for each D
 element, acc = D (scale-d true) or +0.0; then for k = 0..K-1 in order acc = fp32(acc + a_k * b_k), the
@@ -66,6 +70,21 @@ def desc_address(desc, mn, kbyte):
         return start + (mn >> 3) * sbo + (kbyte >> 4) * lbo + (mn & 7) * 16 + (kbyte & 15)
     width = 128 if mode == 1 else (64 if mode == 2 else 32)
     return swizzle_address(start + (mn >> 3) * sbo + (mn & 7) * width + kbyte, width)
+
+
+@njit(no_cpython_wrapper=True, inline="always")
+def desc_address_mn(desc, mn, k, esize):
+    """Shared-memory byte address of (mn, k) of an MN-major operand (imm-trans = 1), esize-byte elements."""
+    start = (desc & 0x3FFF) << 4
+    lbo = ((desc >> 16) & 0x3FFF) << 4
+    sbo = ((desc >> 32) & 0x3FFF) << 4
+    mode = (desc >> 62) & 3
+    if mode == 0:
+        per = 16 // esize
+        return start + (mn // per) * sbo + (mn % per) * esize + (k & 7) * 16 + (k >> 3) * lbo
+    width = 128 if mode == 1 else (64 if mode == 2 else 32)
+    per = width // esize
+    return swizzle_address(start + (mn // per) * lbo + (mn % per) * esize + (k & 7) * width + (k >> 3) * sbo, width)
 
 
 @njit(no_cpython_wrapper=True)
@@ -163,8 +182,11 @@ def exec_wgmma(P, M, i, w, wlocal, emask, pc):
                 if a_regs:
                     av = reg_element(P, M, row, nd, w, r, k, esize, ka)
                 else:
-                    av = smem_element(M, c, desc_address(da, m0 + r, esize * k), esize, ka, w, pc)
-                bv = smem_element(M, c, desc_address(db, col, esize * k), esize, kb, w, pc)
+                    aa = desc_address_mn(da, m0 + r, k, esize) if flags & oc.WG_TRANS_A else \
+                        desc_address(da, m0 + r, esize * k)
+                    av = smem_element(M, c, aa, esize, ka, w, pc)
+                ba = desc_address_mn(db, col, k, esize) if flags & oc.WG_TRANS_B else desc_address(db, col, esize * k)
+                bv = smem_element(M, c, ba, esize, kb, w, pc)
                 if integer:
                     iacc += np.int64(av) * np.int64(bv)
                 else:

@@ -19,10 +19,14 @@ def desc(start, lbo, sbo, swz):
     return ((start >> 4) & 0x3FFF) | (((lbo >> 4) & 0x3FFF) << 16) | (((sbo >> 4) & 0x3FFF) << 32) | (swz << 62)
 
 
-def place(img, mat, start, lbo, sbo, swz, esize=2):
+def place(img, mat, start, lbo, sbo, swz, esize=2, mn_major=False):
     """Write the K-major matrix `mat` (rows x K, uint16 bits) into the shared-memory image `img`:
     core matrices of 8 rows x 16 bytes (no swizzle), or 8-row atoms of W-byte rows whose 16-byte
-    chunks are permuted by the row (128B: chunk ^ row; 64B: chunk ^ row/2; 32B: chunk ^ row/4)."""
+    chunks are permuted by the row (128B: chunk ^ row; 64B: chunk ^ row/2; 32B: chunk ^ row/4).
+    mn_major: the same with the roles of the rows (now 8 k) and the 16-byte chunks (now along M/N),
+    as CUTLASS's canonical MN-major layouts place them."""
+    if mn_major:
+        return _place_mn(img, mat, start, lbo, sbo, swz, esize)
     w = WIDTH[swz]
     for mn in range(mat.shape[0]):
         r = mn % 8
@@ -33,6 +37,23 @@ def place(img, mat, start, lbo, sbo, swz, esize=2):
             else:
                 perm = {128: r, 64: (r >> 1) & 3, 32: (r >> 2) & 1}[w]
                 off = start + (mn // 8) * sbo + r * w + ((kb // 16) ^ perm) * 16 + kb % 16
+            for j in range(esize):
+                img[off + j] = (int(mat[mn, k]) >> (8 * j)) & 0xFF
+
+
+def _place_mn(img, mat, start, lbo, sbo, swz, esize):
+    w = WIDTH[swz]
+    for mn in range(mat.shape[0]):
+        for k in range(mat.shape[1]):
+            r = k % 8
+            if w is None:
+                t = 16 // esize
+                off = start + (mn // t) * sbo + (k // 8) * lbo + r * 16 + (mn % t) * esize
+            else:
+                per = w // esize
+                perm = {128: r, 64: (r >> 1) & 3, 32: (r >> 2) & 1}[w]
+                byte = (mn % per) * esize
+                off = start + (mn // per) * lbo + (k // 8) * sbo + r * w + ((byte // 16) ^ perm) * 16 + byte % 16
             for j in range(esize):
                 img[off + j] = (int(mat[mn, k]) >> (8 * j)) & 0xFF
 
@@ -123,7 +144,7 @@ def a_fragments(a, esize=2):
     return regs
 
 
-def kernel(n, ty, steps, a_regs, smem, sa=1, sb=1):
+def kernel(n, ty, steps, a_regs, smem, sa=1, sb=1, trans=(0, 0)):
     nh = n // 2
     ta, tb = (ty, ty) if isinstance(ty, str) else ty
     integer = ta in ("s8", "u8")
@@ -154,7 +175,7 @@ def kernel(n, ty, steps, a_regs, smem, sa=1, sb=1):
         scale_d = "%keep" if s == 0 else "1"
         rest = "" if integer else f", {sa}, {sb}"
         if ta in ("f16", "bf16"):
-            rest += ", 0" if a_regs else ", 0, 0"
+            rest += f", {trans[1]}" if a_regs else f", {trans[0]}, {trans[1]}"
         sat = ".satfinite" if sa == "sat" else ""
         lines.append(f"wgmma.mma_async.sync.aligned.m64n{n}k{kk}.{dt}.{ta}.{tb}{sat} {{{dl}}}, {a_op}, %dB, "
                      f"{scale_d}{rest};")
@@ -181,13 +202,18 @@ CASES = [
     (48, ("s8", "u8"), (0, 0, 1024, 1), (8192, 0, 1024, 1), 2, 1, ("wrap", None), "tiny"),
     (24, ("u8", "s8"), "regs", (0, 512, 128, 0), 1, 1, ("sat", None), "tiny"),
     (16, "s8", (0, 128, 256, 0), (4096, 128, 256, 0), 1, 0, ("wrap", None), "tiny"),
+    # M/N-major (imm-trans = 1): (start, lbo, sbo, swizzle, True)
+    (16, "f16", (0, 1024, 128, 0, True), (4096, 128, 512, 0), 2, 1, (1, 1), "tiny"),
+    (128, "bf16", (0, 0, 1024, 1, True), (4096, 4096, 1024, 1, True), 2, 1, (1, -1), "tiny"),
+    (24, "f16", "regs", (0, 0, 512, 2, True), 1, 1, (1, 1), "tiny"),
+    (16, "bf16", (0, 512, 256, 3, True), (2048, 512, 256, 3, True), 1, 0, (-1, 1), "tiny"),
 ]
 
 
 def _id(c):
-    a = "regs" if c[2] == "regs" else f"swz{c[2][3]}"
+    a = "regs" if c[2] == "regs" else f"swz{c[2][3]}" + ("mn" if len(c[2]) > 4 else "")
     ty = c[1] if isinstance(c[1], str) else "x".join(c[1])
-    return f"n{c[0]}-{ty}-A{a}-Bswz{c[3][3]}-steps{c[4]}"
+    return f"n{c[0]}-{ty}-A{a}-Bswz{c[3][3]}{'mn' if len(c[3]) > 4 else ''}-steps{c[4]}"
 
 
 @pytest.mark.parametrize("n, ty, la, lb, steps, keep, scales, gpu", CASES, ids=[_id(c) for c in CASES])
@@ -204,17 +230,21 @@ def test_wgmma_matches_the_documented_fp32_order_bit_for_bit(n, ty, la, lb, step
         d0 = (rng.standard_normal((64, n)) * 4).astype(np.float32)
     img = np.zeros(16384 if gpu == "tiny" else 65536, np.uint8)
     if la != "regs":
-        place(img, a, la[0], la[1], la[2], la[3], esize)
-    place(img, b, lb[0], lb[1], lb[2], lb[3], esize)
+        place(img, a, la[0], la[1], la[2], la[3], esize, len(la) > 4)
+    place(img, b, lb[0], lb[1], lb[2], lb[3], esize, len(lb) > 4)
     params = []
     for s in range(steps):
-        for (start, lbo, sbo, swz) in ([la] if la != "regs" else [(0, 0, 0, 0)]) + [lb]:
-            adv = start + (32 * s if swz else 2 * lbo * s)      # the next 16 k: 32 bytes on, or 2 core matrices
+        for (start, lbo, sbo, swz, *mn) in ([la] if la != "regs" else [(0, 0, 0, 0)]) + [lb]:
+            if mn:      # M/N-major: the next 16 k are two 8-k groups on
+                adv = start + 2 * (sbo if swz else lbo) * s
+            else:       # K-major: 32 bytes on inside the swizzle atom, or 2 core matrices
+                adv = start + (32 * s if swz else 2 * lbo * s)
             params.append(np.uint64(desc(adv, lbo, sbo, swz)))
     rows, cols = fragment_index(n)
     dinit = d0[rows, cols]
     areg = a_fragments(a, esize) if la == "regs" else np.zeros((128, 4), np.uint32)
-    text = kernel(n, ty, steps, la == "regs", len(img) - 1024, *scales)
+    trans = (int(la != "regs" and len(la) > 4), int(len(lb) > 4))
+    text = kernel(n, ty, steps, la == "regs", len(img) - 1024, *scales, trans=trans)
     k = gpusim.load_ptx(text)["k"]
     assert k.decoded.regs_per_thread > n // 2      # the accumulators count towards the registers per thread
     results = []
