@@ -103,7 +103,8 @@ REJECTED_FORMS = [
     ("`.v8` vectors", "ld.global.v8.b32 {%u, %u, %u, %u, %u, %u, %u, %u}, [%A];", ".v8 vectors"),
     ("vector atomics (atom.v2 / .v4)", "atom.global.v2.f32.add {%f, %f}, [%A], {%f, %f};", "vector atomics"),
     ("predicated `call` (@p call)", "@%p call.uni f;", "predicated call"),
-    ("special registers %envreg<N>, %pm<N>, %cluster*, %reserved_smem*, ...", "mov.u32 %u, %envreg0;",
+    ("special registers %envreg<N>, %pm<N>, %reserved_smem*, ... (the %cluster* registers read as clusters of one)",
+     "mov.u32 %u, %envreg0;",
      "special register %envreg0"),
     ("TMA tensor copies in im2col mode",
      "cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%A], [%A, {%i, %i, %i}], "
@@ -121,8 +122,8 @@ REJECTED_FORMS = [
      "does not take .f16 with .bf16"),
     ("wgmma.mma_async with an .f16 accumulator",
      "wgmma.mma_async.sync.aligned.m64n8k16.f16.f16.f16 {%u, %u}, %A, %A, 1, 1, 1, 0, 0;", ".f16 accumulator"),
-    ("thread-block clusters: barrier.cluster (and mapa, not decoded)", "barrier.cluster.arrive;",
-     "barrier.cluster"),
+    ("thread-block clusters of several CTAs: barrier.cluster (and mapa, not decoded; kernels with "
+     ".reqnctapercluster > 1 or .explicitcluster)", "barrier.cluster.arrive;", "barrier.cluster"),
 ]
 
 

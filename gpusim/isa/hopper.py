@@ -114,6 +114,18 @@ def refuse_cluster(dec, it: ast.Instr) -> None:
         _unsupported(dec, it, "barrier.cluster (thread-block clusters) is not implemented")
 
 
+def refuse_cluster_kernel(dec, fn) -> None:
+    """A kernel that must run in clusters of several CTAs (.reqnctapercluster > 1, .explicitcluster)."""
+    dims = fn.directives.get("reqnctapercluster")
+    size = 1
+    for x in dims or []:
+        size *= x
+    if size > 1 or "explicitcluster" in fn.directives:
+        what = ".explicitcluster" if size <= 1 else ".reqnctapercluster " + ", ".join(str(x) for x in dims)
+        raise UnsupportedInstruction(what, dec.file, fn.line, "", "thread-block clusters of more than one CTA are "
+                                     "not implemented (gpusim runs every CTA as a cluster of one)")
+
+
 def wgmma_shape(tok: str):
     """(N, K) of an m64nNkK shape token, or None."""
     hit = re.fullmatch(r"m64n(\d+)k(\d+)", tok)

@@ -101,7 +101,11 @@ SREGS = ["tid.x", "tid.y", "tid.z", "ntid.x", "ntid.y", "ntid.z", "ctaid.x", "ct
          "nctaid.x", "nctaid.y", "nctaid.z", "laneid", "warpid", "nwarpid", "smid", "nsmid", "gridid",
          "lanemask_eq", "lanemask_le", "lanemask_lt", "lanemask_ge", "lanemask_gt",
          "clock", "clock64", "globaltimer", "globaltimer_lo", "globaltimer_hi", "dynamic_smem_size",
-         "total_smem_size", "clock_hi"]
+         "total_smem_size", "clock_hi",
+         # clusters: gpusim runs every CTA as a cluster of one (kernels that need larger clusters are refused)
+         "clusterid.x", "clusterid.y", "clusterid.z", "nclusterid.x", "nclusterid.y", "nclusterid.z",
+         "cluster_ctaid.x", "cluster_ctaid.y", "cluster_ctaid.z", "cluster_nctaid.x", "cluster_nctaid.y",
+         "cluster_nctaid.z", "cluster_ctarank", "cluster_nctarank", "is_explicit_cluster"]
 SREG = {"%" + name: i for i, name in enumerate(SREGS)}
 for _i, _c in enumerate("xyz"):
     SREG[f"%tid{_c}"] = SREG[f"%tid.{_c}"]

@@ -36,8 +36,7 @@ REFUSED = [
     ("barrier.cluster.arrive;", "barrier.cluster"),
     ("barrier.cluster.wait;", "barrier.cluster"),
     ("mapa.shared::cluster.u32 %u, %u, 1;", "mapa"),
-    ("mov.u32 %u, %cluster_ctarank;", "%cluster_ctarank"),
-    ("mov.u32 %u, %clusterid.x;", "%clusterid"),
+    ("mov.u32 %u, %clusterid;", "%clusterid"),
 ]
 
 
@@ -59,3 +58,15 @@ def test_prefetch_tensormap_is_accepted_as_a_hint():
     d = gpusim.load_ptx(example_kernel("prefetch.tensormap [%A]; prefetch.param.tensormap [%A];", "b32"))["k"].decoded
     from gpusim.isa import opcodes as oc
     assert (d.ins[:, oc.F_OP] == oc.OP["nop"]).sum() == 2        # both decode as no-ops, nothing refused
+
+
+@pytest.mark.parametrize("directive, ok", [(".reqnctapercluster 2, 1, 1", False), (".explicitcluster", False),
+                                           (".reqnctapercluster 1, 1, 1", True), (".maxclusterrank 8", True)])
+def test_kernel_needing_clusters_of_several_ctas_is_refused_at_load(directive, ok):
+    head = ".visible .entry k(.param .u64 out)"
+    text = example_kernel("", "b32").replace(head + "\n", head + directive + "\n")
+    if ok:
+        assert gpusim.load_ptx(text)["k"].decoded.n > 0
+    else:
+        with pytest.raises(UnsupportedInstruction, match="clusters of more than one CTA"):
+            _ = gpusim.load_ptx(text)["k"].decoded
