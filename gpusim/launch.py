@@ -16,6 +16,7 @@ from gpusim.sm.results import functional_metrics
 from gpusim.sm.sanitize_report import collect, kernel_fault, parse_checks
 from gpusim.sm.state import make_mach, make_prog
 from gpusim.spec import check as check_spec
+from gpusim.tma import TensorMap
 
 # warp instructions before the watchdog stops a launch: ~1 minute of functional mode, ~8 of timing
 # mode on one core; the largest example program at its default size needs under 40 M
@@ -147,7 +148,9 @@ def _flatten_args(k: PTXKernel, args, mem: DeviceMemory, copies: list) -> list:
     if k.signature is None:
         flat = []
         for idx, a in enumerate(args):
-            if isinstance(a, np.ndarray):
+            if isinstance(a, TensorMap):
+                flat.append(_tensor_map_arg(k, idx, a, mem, copies))
+            elif isinstance(a, np.ndarray):
                 p = k.decoded.params[idx] if idx < len(k.decoded.params) else None
                 if p is not None and (p.size != 8 or p.type == "f64"):
                     raise LaunchError(f"argument {idx} is an array (passed as a 64-bit pointer) but parameter "
@@ -160,6 +163,19 @@ def _flatten_args(k: PTXKernel, args, mem: DeviceMemory, copies: list) -> list:
     for idx, (a, t) in enumerate(zip(args, k.signature)):
         flat += _numba_value(idx, a, t, mem, copies)
     return flat
+
+
+def _tensor_map_arg(k: PTXKernel, idx: int, tm: TensorMap, mem: DeviceMemory, copies: list):
+    """A tensor map (gpusim/tma.py) as a 128-byte parameter, or as a pointer to its 128 bytes in global memory."""
+    addr = _put_array(tm.array, mem, copies)[1] if tm.array is not None else tm.address
+    data = tm.encode(addr)
+    p = k.decoded.params[idx] if idx < len(k.decoded.params) else None
+    if p is not None and p.size == len(data):
+        return data
+    if p is not None and p.size == 8 and p.type in ("u64", "b64", "s64"):
+        return mem.put_array(np.frombuffer(data, np.uint8).copy())
+    raise LaunchError(f"argument {idx} is a tensor map: its parameter must be `.param .align 64 .b8 name[128]` "
+                      "or a 64-bit pointer")
 
 
 def _numba_value(idx: int, a, t, mem: DeviceMemory, copies: list) -> list:
@@ -346,6 +362,9 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
     checks = parse_checks(check)
     progress = opts.pop("progress", None)
     read_symbols = tuple(opts.pop("read_symbols", ()))
+    if "cluster" in opts:
+        raise LaunchError("cluster=: thread-block clusters are not implemented in gpusim (every block is a "
+                          "cluster of one; barrier.cluster, mapa and %cluster* are refused at load)")
     if opts:
         raise LaunchError(f"unknown launch option(s): {', '.join(sorted(opts))}")
     k = _resolve(kernel, args, signature, fma)

@@ -20,6 +20,7 @@ from gpusim.memory.interconnect import InterconnectSpec
 from gpusim.memory.l1 import L1Spec
 from gpusim.memory.l2 import L2Spec
 from gpusim.memory.shared_banks import SharedMemSpec
+from gpusim.sm.asyncops import AsyncSpec
 from gpusim.sm.fetch import FetchSpec
 from gpusim.sm.lsu import LSUSpec
 from gpusim.sm.pipelines import PipelineSpec
@@ -47,6 +48,7 @@ class GPUSpec:
     noc: InterconnectSpec = field(default_factory=InterconnectSpec)
     l2: L2Spec = field(default_factory=L2Spec)
     dram: DRAMSpec = field(default_factory=DRAMSpec)
+    asyncops: AsyncSpec = field(default_factory=AsyncSpec)
 
     def describe(self) -> list[tuple[str, object, str, str]]:
         """(key path, value, unit, meaning) for every field."""

@@ -44,6 +44,7 @@ TYPES = {
     # checked by tensorops.py (shapes, layouts, four mma types); listed here for the coverage table
     "cp": NONE, "ldmatrix": ("b16",), "stmatrix": ("b16",), "elect": NONE,
     "mma": ("f16", "bf16", "tf32", "e4m3", "e5m2", "s8", "u8", "f64"),
+    "mbarrier": ("b64",), "wgmma": NONE, "cpbulk": NONE,
 }
 TYPES["cvt"] += ("tf32", "e4m3x2", "e5m2x2")
 SECOND = {"cvt": CVT + ("e4m3x2", "e5m2x2"), "set": B + INT + F + HALF, "slct": ("s32", "f32")}
@@ -189,6 +190,9 @@ def _family_rule(op: str, t: str, mods: list) -> str | None:
         return "shf takes a direction (.l or .r) and a mode (.wrap or .clamp)"
     if op == "match" and not (("any" in mods) ^ ("all" in mods) and "sync" in mods):
         return "match takes .sync and one of .any / .all"
+    if op in ("mbarrier", "wgmma", "cpbulk"):
+        from gpusim.isa.hopper import hopper_rule
+        return hopper_rule(op, mods)
     return None
 
 

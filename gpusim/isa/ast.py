@@ -30,6 +30,12 @@ class Addr:
 
 
 @dataclass(frozen=True)
+class TensorAddr(Addr):
+    """`[tensorMap, {c0, c1, ...}]`: a tensor map's address and the box's coordinates (cp.async.bulk.tensor)."""
+    coords: tuple = ()
+
+
+@dataclass(frozen=True)
 class Vec:
     items: tuple
 

@@ -25,6 +25,8 @@ def instruction_class(base: str, ty: int, flags: int, space: int, sub: int = 0) 
         return oc.C_BRANCH
     if base == "bar":
         return oc.C_BARRIER
+    if base in ("mbarrier", "wgmma", "cpbulk"):
+        return oc.C_SYNC        # wgmma.mma_async (gmma) and bulk copies (tma): set by hopper.decode_hopper
     if base in ("shfl", "vote", "activemask", "redux", "match", "membar", "nop", "nanosleep", "brkpt", "prefetch",
                 "elect"):
         return oc.C_MISC

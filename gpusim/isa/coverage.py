@@ -29,7 +29,8 @@ FAMILY = {
     "bar": " ".join("." + k for k in list(oc.BAR) + list(oc.BARRED)) + " .warp (barrier = bar)",
     "testp": " ".join("." + k for k in oc.TESTP), "cvta": ".to " + _SPACES,
     "ld": _SPACES + "; .v2 .v4; .volatile", "ldu": ".global; .v2 .v4", "st": _SPACES + "; .v2 .v4; .volatile",
-    "prefetch": _SPACES, "membar": ".gl .cta .sys (fence = membar)", "bra": ".uni", "call": ".uni",
+    "prefetch": _SPACES, "membar": ".gl .cta .sys (fence = membar; also fence.proxy.async, fence.mbarrier_init)",
+    "bra": ".uni", "call": ".uni",
     "ret": ".uni", "match": ".sync .any .all (d\\|p: match.all only)", "shf": ".l .r; .wrap (.wrap or .clamp required)",
     "add": "int .cc: carry out (u32 s32 u64 s64)", "sub": "int .cc: borrow out (u32 s32 u64 s64)",
     "mad": "int .cc: carry out, with .hi or .lo", "madc": ".hi or .lo required",
@@ -44,6 +45,16 @@ FAMILY = {
     "mma": ".sync .aligned .row.col; .m16n8k8/.m16n8k16 f16 (f16/f32 C and D), bf16 (f32); .m16n8k8 tf32 (f32); "
            ".m16n8k32 s8/u8 (s32, .satfinite), e4m3/e5m2 (f32); .m8n8k4 f64",
     "elect": ".sync (d\\|p; d may be _)",
+    "mbarrier": " ".join("." + k for k in oc.MBAR if k != "cparrive") + " .expect_tx (arrive, arrive_drop) "
+                ".parity (try_wait, test_wait); .shared(::cta) or generic; cp.async.mbarrier.arrive(.noinc) "
+                "decodes as mbarrier.cparrive",
+    "wgmma": ".sync.aligned .fence .commit_group .wait_group .mma_async: .m64nNk16 .f32.f16.f16 .f32.bf16.bf16, "
+             ".m64nNk8 .f32.tf32.tf32, .m64nNk32 .f32.{e4m3,e5m2}.{e4m3,e5m2}, .m64nNk32 .s32.{s8,u8}.{s8,u8}"
+             "(.satfinite) (N = 8..256, step 8; integers: 8, 16, 24, then step 16); A by descriptor or registers; "
+             "K-major, or M/N-major (imm-trans = 1, f16/bf16); no swizzle or 128B/64B/32B",
+    "cpbulk": "cp.async.bulk: .shared::cluster.global.mbarrier::complete_tx::bytes (g2s), "
+              ".global.shared::cta.bulk_group (s2g), .commit_group, .wait_group(.read); cp.async.bulk.tensor.1d..5d "
+              ".tile the same two ways, `[tensorMap, {c0, ..}]` (tensor maps: gpusim/tma.py)",
 }
 
 
@@ -102,12 +113,9 @@ REJECTED_FORMS = [
     ("`.v8` vectors", "ld.global.v8.b32 {%u, %u, %u, %u, %u, %u, %u, %u}, [%A];", ".v8 vectors"),
     ("vector atomics (atom.v2 / .v4)", "atom.global.v2.f32.add {%f, %f}, [%A], {%f, %f};", "vector atomics"),
     ("predicated `call` (@p call)", "@%p call.uni f;", "predicated call"),
-    ("special registers %envreg<N>, %pm<N>, %cluster*, %reserved_smem*, ...", "mov.u32 %u, %envreg0;",
+    ("special registers %envreg<N>, %pm<N>, %reserved_smem*, ... (the %cluster* registers read as clusters of one)",
+     "mov.u32 %u, %envreg0;",
      "special register %envreg0"),
-    ("`cp.async.mbarrier.arrive` (mbarrier)", "cp.async.mbarrier.arrive.noinc.shared.b64 [%A];",
-     "cp.async.mbarrier.arrive is not implemented"),
-    ("`cp.async.bulk` (TMA bulk copies)", "cp.async.bulk.shared::cluster.global [%A], [%A], 16, [%A];",
-     "cp.async.bulk (TMA bulk copies) is not implemented"),
     ("`mma` shapes other than m16n8k8/k16/k32 and m8n8k4.f64",
      "mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 {%f,%f,%f,%f}, {%u,%u}, {%u}, {%f,%f,%f,%f};",
      "mma shape .m16n8k4 is not implemented"),
@@ -119,6 +127,24 @@ REJECTED_FORMS = [
     ("`ldmatrix` / `stmatrix` shapes other than .m8n8",
      "ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {%u, %u}, [%u];",
      "ldmatrix shapes other than .m8n8 are not implemented"),
+    ("TMA tensor copies in im2col mode",
+     "cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%A], [%A, {%i, %i, %i}], "
+     "[%A], {%h};", ".im2col mode"),
+    ("multicast to the CTAs of a cluster (.multicast::cluster)",
+     "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%A], [%A], 16, [%A], %h;",
+     "multicast::cluster"),
+    ("cp.reduce.async.bulk", "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%A], [%A], 16;",
+     "cp.reduce.async.bulk"),
+    ("bulk copies between the shared memories of a cluster",
+     "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%A], [%A], 16, [%A];",
+     "shared memories of a cluster"),
+    ("wgmma.mma_async mixing input families (e.g. .f16 with .bf16, .e4m3 with .s8)",
+     "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.bf16 {%f, %f, %f, %f}, %A, %A, 1, 1, 1, 0, 0;",
+     "does not take .f16 with .bf16"),
+    ("wgmma.mma_async with an .f16 accumulator",
+     "wgmma.mma_async.sync.aligned.m64n8k16.f16.f16.f16 {%u, %u}, %A, %A, 1, 1, 1, 0, 0;", ".f16 accumulator"),
+    ("thread-block clusters of several CTAs: barrier.cluster (and mapa, not decoded; kernels with "
+     ".reqnctapercluster > 1 or .explicitcluster)", "barrier.cluster.arrive;", "barrier.cluster"),
 ]
 
 
@@ -145,8 +171,9 @@ def markdown() -> str:
     aliases = ", ".join(f"`{a}`" for a, b in oc.OP_ALIASES.items() if b == "nop")
     lines += ["", f"Accepted without effect: {aliases} (`setmaxnreg.inc/.dec`: gpusim does not model register "
               "reallocation), `prefetch`, `bar.warp.sync`. Not decoded at all (an error names the instruction and "
-              "its line): opcodes not in this table, e.g. `wmma`, `wgmma`, `tex`/`suld`/`sust`, TMA, `mbarrier`, "
-              "`brx.idx`, indirect calls, `createpolicy`.", ""]
+              "its line): opcodes not in this table, e.g. `wmma`, `tex`/`suld`/`sust`, `mapa`, `brx.idx`, indirect "
+              "calls, `createpolicy`. `cp.async.bulk` decodes as `cpbulk`, `cp.async.mbarrier.arrive` as "
+              "`mbarrier.cparrive` (gpusim/isa/hopper.py).", ""]
     return "\n".join(lines)
 
 
@@ -181,6 +208,10 @@ EXAMPLES = {
     "addc": "add.cc.{t} %d, %a, %b; addc.{t} %d, %a, %b;", "subc": "sub.cc.{t} %d, %a, %b; subc.{t} %d, %a, %b;",
     "madc": "mad.lo.cc.{t} %d, %a, %b, %c; madc.hi.{t} %d, %a, %b, %c;",
     "match": "match.all.sync.{t} %u|%p, %a, -1;", "shf": "shf.l.wrap.{t} %d, %a, %b, %u;",
+    "mbarrier": ".shared .align 8 .b64 mb; mbarrier.init.shared.{t} [mb], 32; mbarrier.arrive.shared.{t} %d, [mb]; "
+                "mbarrier.test_wait.shared.{t} %p, [mb], %d;",
+    "wgmma": "wgmma.fence.sync.aligned; wgmma.commit_group.sync.aligned; wgmma.wait_group.sync.aligned 0;",
+    "cpbulk": "cp.async.bulk.commit_group; cp.async.bulk.wait_group 0;",
     "bar": {"": "bar.sync 0;", "u32": "bar.red.popc.u32 %d, 0, %p;", "pred": "bar.red.and.pred %d, 0, %p;"},
     "cp": ".shared .align 16 .b8 cpbuf[64]; cp.async.ca.shared.global [cpbuf], [%A], 16; cp.async.commit_group; "
           "cp.async.wait_group 0; cp.async.wait_all;",

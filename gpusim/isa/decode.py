@@ -19,6 +19,7 @@ from gpusim.isa.ccflag import attach_carry
 from gpusim.isa.cfg import reconverge
 from gpusim.isa.classes import instruction_class
 from gpusim.isa.forms import check_instruction, reg_type, special_register_family
+from gpusim.isa.hopper import decode_hopper, refuse_cluster, refuse_cluster_kernel, rename_cp
 from gpusim.isa.immediates import imm_bits
 from gpusim.isa.layout import Layout as _Layout
 from gpusim.isa.layout import align as _align
@@ -63,6 +64,7 @@ class DecodedKernel:
     texts: list                 # per pc: instruction text
     reg_words: np.ndarray       # 32-bit words per register (0 for predicates)
     directives: dict = field(default_factory=dict)
+    vlist: np.ndarray = field(default_factory=lambda: np.zeros((1, 1), np.int64))   # hopper.py: register vectors
     recursive: bool = False     # some function is on a call-graph cycle: threads need a call stack
     global_symbols: dict = field(default_factory=dict)   # module .global variable -> (address, bytes)
     _regs: int | None = None
@@ -99,6 +101,7 @@ class Decoder:
         self.call_sites: list[tuple] = []                # (call index, pc, caller, callee)
         self.cyclic = cyclic_functions(list(self._functions()))
         self.frame_reg: dict[str, int] = {}              # cyclic function -> its frame register
+        self.vlists: list[list[int]] = []                # wgmma register vectors (hopper.py)
 
     # ------------------------------------------------------------------ symbols
     def layout(self):
@@ -206,6 +209,7 @@ class Decoder:
 
     # ------------------------------------------------------------------ main
     def decode(self) -> DecodedKernel:
+        refuse_cluster_kernel(self, self.k)
         self.layout()
         for name in sorted(self.cyclic):        # recursion: frames per activation (calls.py)
             self.frame_reg[name] = self.regs[(name, FRAME_REG)] = len(self.reg_words)
@@ -278,6 +282,10 @@ class Decoder:
         for off, data in getattr(self, "const_init", []):
             const[off:off + len(data)] = data
         params = [Param(v.name, self.params.addr[v.name], v.size, v.type) for v in self.k.params]
+        width = max([len(v) for v in self.vlists] + [1])
+        vlist = np.zeros((max(len(self.vlists), 1), width), np.int64)
+        for j, v in enumerate(self.vlists):
+            vlist[j, :len(v)] = v
         return DecodedKernel(
             name=self.k.name, file=self.file, ins=ins, opk=opk, opv=opv, opo=opo, calls=call_arr, saves=saves,
             recursive=bool(self.recursive_calls),
@@ -285,7 +293,7 @@ class Decoder:
             shared_static=self.shared_static, local_size=self.local.size,
             globals_size=self.glob.size, global_inits=self.global_inits, const_bytes=bytes(const),
             ptx_lines=lines, src_lines=srcs, texts=texts,
-            reg_words=np.array(self.reg_words or [0], np.int64), directives=dict(self.k.directives),
+            reg_words=np.array(self.reg_words or [0], np.int64), directives=dict(self.k.directives), vlist=vlist,
             global_symbols={v.name: (self.sym[v.name][1], max(v.size, 1)) for v in self.m.vars
                             if v.space == "global" and v.name in self.sym})
 
@@ -296,6 +304,9 @@ class Decoder:
 
     # ------------------------------------------------------------------ one instruction
     def instr(self, pc, fn, it: ast.Instr, ins, opk, opv, opo, labels, entries, retf, calls):
+        if it.base == "cp":
+            it = rename_cp(self, it)        # hopper.py: cp.async.mbarrier.arrive, cp.async.bulk
+        refuse_cluster(self, it)
         base = it.base
         base = oc.OP_ALIASES.get(base, base) if base in oc.OP_ALIASES else base
         if base is None or base not in oc.OP:
@@ -346,6 +357,9 @@ class Decoder:
             return
         if base == "call":
             self.call(pc, fn, it, row, entries, retf, calls)
+            return
+        if base in ("mbarrier", "wgmma", "cpbulk"):
+            decode_hopper(self, pc, fn, it, base, m, row, opk, opv, opo)
             return
         if base in ("st", "red", "cp", "stmatrix"):
             dsts, srcs = [], ops

@@ -9,7 +9,8 @@
   {d}      the destination of a load: a register, or a vector {r0, ..} of exactly .vN registers
   {d*} {a*}  a register / source, or a vector of 2..4 (mov pack / unpack)
   {D} {A}  a register or a vector of 1..4 registers (ldmatrix, stmatrix, mma: tensorops.py checks the count)
-  [a]      an address (only memory instructions have one, in this place)
+  {WD} {WA} a vector of registers of any length (wgmma.mma_async's accumulator and A fragment); a|{WA}: either
+  [a]      an address (only memory instructions have one, in this place; cp.async.bulk has several)
   {b}      the value stored: a source, or a vector of exactly .vN sources
   {!}c     a predicate source, optionally negated
   L        a label
@@ -20,7 +21,7 @@ and UnsupportedInstruction for what the tables in accept.py reject.
 from __future__ import annotations
 
 from gpusim.errors import UnsupportedInstruction
-from gpusim.isa import ast, tensorops
+from gpusim.isa import ast, hopper, tensorops
 from gpusim.isa import opcodes as oc
 from gpusim.isa.accept import HALF, rejection
 from gpusim.isa.types import TYPE_NAME
@@ -43,6 +44,7 @@ FORMS = {
     "activemask": ("d",), "redux": ("d, a, m",), "match": ("d[|p], a, m",),
     "cp": ("[a], [a], a", "[a], [a], a, b", "", "a"), "ldmatrix": ("{D}, [a]",), "stmatrix": ("[a], {A}",),
     "mma": ("{D}, {A}, {A}, {A}",), "elect": ("d[|p], m",),
+    **hopper.FORMS,     # mbarrier, wgmma, cpbulk: per sub-operation in hopper.FORMS_BY_SUB
 }
 # valid PTX operand lists gpusim does not implement: (opcode, operand count) -> why
 UNSUPPORTED_FORMS = {("min", 4): "three-input min/max is not implemented",
@@ -61,6 +63,8 @@ def forms_for(base: str, m, mods: list) -> tuple:
             m.sub, forms[:1])
     elif base == "match" and m.sub == oc.MATCH["any"]:
         forms = ("d, a, m",)             # only match.all writes a predicate
+    elif base in hopper.FORMS:
+        forms = hopper.forms_for(base, m)
     elif base == "cvt":
         pair = (len(m.types) > 1 and TYPE_NAME[m.types[0]] in ("f16x2", "bf16x2", "e4m3x2", "e5m2x2")
                 and TYPE_NAME[m.types[1]] == "f32")
@@ -111,7 +115,7 @@ def _tokens(form: str) -> list:
 
 def _check(dec, fn, it, base, m, tok, x, pred_type):
     what = f"operand '{tok}' of {it.base}"
-    if tok == "[a]":
+    if tok.startswith("["):
         if not isinstance(x, ast.Addr):
             dec._fail(it, f"{what} must be an address [..]")
         return
@@ -124,6 +128,18 @@ def _check(dec, fn, it, base, m, tok, x, pred_type):
         return
     if isinstance(x, ast.Paren):
         dec._fail(it, f"a parenthesised list is only allowed in call ({what})")
+    if tok == "a|{WA}":
+        if not isinstance(x, ast.Vec):
+            tok = "a"                   # a descriptor (a source); a vector: the A fragment's registers
+        else:
+            tok = "{WA}"
+    if tok in ("{WD}", "{WA}"):
+        if not isinstance(x, ast.Vec) or not all(isinstance(y, ast.Reg) and not y.neg for y in x.items):
+            dec._fail(it, f"{what} must be a vector {{..}} of registers")
+        if tok == "{WD}":
+            for y in x.items:
+                _dest_reg(dec, fn, it, y, False, what)
+        return
     if tok in ("d", "p", "p[|q]", "d[|p]", "{d}", "{d*}", "{D}"):
         _check_dest(dec, fn, it, m, tok, x, pred_type, what)
         return

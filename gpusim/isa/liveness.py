@@ -31,9 +31,23 @@ def _uses_defs(d):
         for s in range(oc.D0, oc.S0):
             if d.opk[pc, s] == oc.OK_REG:
                 df.add(int(d.opv[pc, s]))
+        if d.ins[pc, oc.F_CLASS] in (oc.C_GMMA, oc.C_TMA) and d.ins[pc, oc.F_TARGET] >= 0:
+            _vector_registers(d, pc, u, df)
         uses.append(u)
         defs.append(df)
     return uses, defs
+
+
+def _vector_registers(d, pc, u, df):
+    """wgmma.mma_async's accumulator (read and written) and A registers, a tensor copy's coordinate
+    registers: kept in the kernel's vlist table (isa/hopper.py), not in the operand slots."""
+    row = [int(x) for x in d.vlist[d.ins[pc, oc.F_TARGET]]]
+    if d.ins[pc, oc.F_CLASS] == oc.C_GMMA:
+        nd = row[0]
+        u.update(row[1:1 + nd] + row[2 + nd:2 + nd + row[1 + nd]])
+        df.update(row[1:1 + nd])
+    else:
+        u.update(row[3 + 2 * k] for k in range(row[0]) if row[2 + 2 * k] == oc.OK_REG)
 
 
 def _successors(d):

@@ -19,7 +19,7 @@ _SPACE_ALIAS = {"shared::cta": "shared", "shared::cluster": "shared", "global": 
 
 
 class Mods:
-    __slots__ = ("types", "rnd", "flags", "space", "vec", "sub", "sub2", "to", "unknown")
+    __slots__ = ("types", "rnd", "flags", "space", "vec", "sub", "sub2", "to", "unknown", "hopper")
 
     def __init__(self):
         self.types: list[int] = []
@@ -31,6 +31,7 @@ class Mods:
         self.sub2 = 0      # second sub-operation: setp combining op, bar.red op
         self.to = False    # cvta.to
         self.unknown: list[str] = []
+        self.hopper: list[str] = []     # wgmma shape and type tokens (gpusim/isa/hopper.py reads them)
 
 
 def classify(base: str, mods: list[str]) -> Mods:
@@ -57,6 +58,8 @@ def classify(base: str, mods: list[str]) -> Mods:
 
 def _family(base: str, tok: str, m: Mods) -> bool:
     """Family-specific modifiers; True when consumed."""
+    if base in ("mbarrier", "wgmma", "cpbulk"):
+        return _hopper(base, tok, m)
     if family_token(base, tok):        # cp.async, ldmatrix, mma, ...: tensorops.py checks their grammar
         return True
     if base == "prmt" and tok in oc.PRMT:
@@ -102,11 +105,42 @@ def _family(base: str, tok: str, m: Mods) -> bool:
     if base == "testp" and tok in oc.TESTP:
         m.sub = oc.TESTP[tok]
         return True
-    if base == "prefetch" and tok in ("L1", "L2"):     # prefetch{.space}.level [a]
+    if base == "prefetch" and tok in ("L1", "L2", "tensormap"):     # prefetch{.space}.level [a], prefetch.tensormap
         return True
     if base == "cvta" and tok == "to":
         m.to = True
         return True
-    if base in ("membar", "fence") and tok in ("gl", "cta", "sys", "proxy", "async", "alias"):
+    if base in ("membar", "fence") and tok in ("gl", "cta", "sys", "proxy", "async", "alias", "mbarrier_init"):
         return True
     return False
+
+
+def _hopper(base: str, tok: str, m: Mods) -> bool:
+    if base == "mbarrier":
+        if tok == "expect_tx" and m.sub in (oc.MBAR["arrive"], oc.MBAR["arrive_drop"]):
+            m.sub2 |= oc.MB_EXPECT_TX
+        elif tok in oc.MBAR:
+            m.sub = oc.MBAR[tok]
+        elif tok == "parity":
+            m.sub2 |= oc.MB_PARITY
+        elif tok == "noinc":
+            m.sub2 |= oc.MB_NOINC
+        else:
+            return False
+        return True
+    if base == "wgmma":
+        if tok in oc.WGMMA:
+            m.sub = oc.WGMMA[tok]
+        elif tok.startswith("m64n") or tok in ("f32", "f16", "bf16", "tf32", "e4m3", "e5m2", "s8", "u8", "s32",
+                                                "satfinite"):
+            m.hopper.append(tok)
+        else:
+            return False
+        return True
+    if tok in oc.CPBULK:
+        m.sub = oc.CPBULK[tok]
+        return True
+    if tok in ("1d", "2d", "3d", "4d", "5d"):
+        m.hopper.append(tok)
+        return True
+    return tok in ("read", "bulk_group", "mbarrier::complete_tx::bytes", "shared::cluster", "shared::cta", "tile")

@@ -20,6 +20,8 @@ OPS = [
     "cp", "ldmatrix", "stmatrix", "mma", "elect",   # cp.async, warp-wide matrix loads/stores and MMA (tensorops.py)
     "retf",   # synthetic: return from a .func once all its lanes reconverge
     "nop",    # synthetic: accepted hint instructions (prefetch, fence, pmevent)
+    # Hopper asynchronous instructions (gpusim/isa/hopper.py); cp.async.bulk.* decodes as "cpbulk"
+    "mbarrier", "wgmma", "cpbulk",
 ]
 OP = {name: i for i, name in enumerate(OPS)}
 OP_ALIASES = {"barrier": "bar", "fence": "membar", "fma": "fma", "ld": "ld", "pmevent": "nop",
@@ -78,6 +80,18 @@ PRMT = {"f4e": 1, "b4e": 2, "rc8": 3, "ecl": 4, "ecr": 5, "rc16": 6}   # F_MOD (
 # mma shapes (F_MOD); F_MOD2: the C type; F_TYPE: D type; F_TYPE2: A type; F_VEC: B type
 MMA_SHAPES = {"m16n8k8": 0, "m16n8k16": 1, "m16n8k32": 2, "m8n8k4": 3}
 MMA_M16N8K8, MMA_M16N8K16, MMA_M16N8K32, MMA_M8N8K4 = range(4)
+# mbarrier sub-operations (F_MOD; 0: none given); cparrive is cp.async.mbarrier.arrive
+MBAR = {"init": 1, "arrive": 2, "arrive_drop": 3, "expect_tx": 4, "complete_tx": 5, "try_wait": 6,
+        "test_wait": 7, "pending_count": 8, "inval": 9, "cparrive": 10}
+MB_EXPECT_TX, MB_PARITY, MB_NOINC = 1, 2, 4          # F_MOD2 bits of mbarrier
+WGMMA = {"fence": 1, "commit_group": 2, "wait_group": 3, "mma_async": 4}
+# F_MOD2 of wgmma.mma_async: N in bits 0..9, A from registers, negated A (imm-scale-a -1), negated B,
+# .satfinite (integer), transposed A / B, A's element kind in bits 16..19, B's in bits 20..23 (WG_KINDS)
+WG_N_MASK, WG_A_REGS, WG_NEG_A, WG_NEG_B, WG_SATFINITE = 0x3FF, 1 << 10, 1 << 11, 1 << 12, 1 << 13
+WG_TRANS_A, WG_TRANS_B = 1 << 14, 1 << 15      # imm-trans-a/b = 1: M-/N-major shared-memory operand
+WG_KINDS = {"f16": 0, "bf16": 1, "tf32": 2, "e4m3": 3, "e5m2": 4, "s8": 5, "u8": 6}
+WG_A_SHIFT, WG_B_SHIFT = 16, 20
+CPBULK = {"g2s": 1, "s2g": 2, "commit_group": 3, "wait_group": 4, "tensor_g2s": 5, "tensor_s2g": 6}
 
 # ------------------------------------------------------------------ state spaces (F_SPACE)
 SPACE = {"generic": 0, "global": 1, "shared": 2, "local": 3, "const": 4, "param": 5}
@@ -86,16 +100,24 @@ SP_GENERIC, SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_CONST, SP_PARAM = range(6)
 # ------------------------------------------------------------------ pipeline classes (F_CLASS), for timing
 # int64: 64-bit integer arithmetic and compares, which the 32-bit INT datapath runs as two dependent
 # operations (IADD3 + IADD3.X, ISETP + ISETP.EX); it issues to the INT pipe.
-# tensor: mma.sync on the sub-partition's tensor core (its interval depends on shape and type: pipelines.py)
-CLASSES = ["int", "fp32", "fp64", "sfu", "ldst", "branch", "barrier", "misc", "atomic", "int64", "tensor"]
-C_INT, C_FP32, C_FP64, C_SFU, C_LDST, C_BRANCH, C_BARRIER, C_MISC, C_ATOMIC, C_INT64, C_TENSOR = range(len(CLASSES))
+# tensor: mma.sync on the sub-partition's tensor core (its interval depends on shape and type: pipelines.py);
+# gmma: wgmma.mma_async (the warpgroup's tensor core, asynchronous); tma: cp.async.bulk copies (the SM's
+# TMA unit, asynchronous); sync: mbarrier operations and the wgmma/bulk fences, commits and waits.
+CLASSES = ["int", "fp32", "fp64", "sfu", "ldst", "branch", "barrier", "misc", "atomic", "int64", "tensor", "gmma",
+           "tma", "sync"]
+(C_INT, C_FP32, C_FP64, C_SFU, C_LDST, C_BRANCH, C_BARRIER, C_MISC, C_ATOMIC, C_INT64, C_TENSOR, C_GMMA, C_TMA,
+ C_SYNC) = range(len(CLASSES))
 
 # ------------------------------------------------------------------ special registers
 SREGS = ["tid.x", "tid.y", "tid.z", "ntid.x", "ntid.y", "ntid.z", "ctaid.x", "ctaid.y", "ctaid.z",
          "nctaid.x", "nctaid.y", "nctaid.z", "laneid", "warpid", "nwarpid", "smid", "nsmid", "gridid",
          "lanemask_eq", "lanemask_le", "lanemask_lt", "lanemask_ge", "lanemask_gt",
          "clock", "clock64", "globaltimer", "globaltimer_lo", "globaltimer_hi", "dynamic_smem_size",
-         "total_smem_size", "clock_hi"]
+         "total_smem_size", "clock_hi",
+         # clusters: gpusim runs every CTA as a cluster of one (kernels that need larger clusters are refused)
+         "clusterid.x", "clusterid.y", "clusterid.z", "nclusterid.x", "nclusterid.y", "nclusterid.z",
+         "cluster_ctaid.x", "cluster_ctaid.y", "cluster_ctaid.z", "cluster_nctaid.x", "cluster_nctaid.y",
+         "cluster_nctaid.z", "cluster_ctarank", "cluster_nctarank", "is_explicit_cluster"]
 SREG = {"%" + name: i for i, name in enumerate(SREGS)}
 for _i, _c in enumerate("xyz"):
     SREG[f"%tid{_c}"] = SREG[f"%tid.{_c}"]
@@ -109,4 +131,5 @@ EW_CODE, EW_WARP, EW_LANE, EW_PC, EW_ADDR, EW_SIZE, EW_SPACE, EW_CTA = range(8)
 CNT_WARP_INST, CNT_THREAD_INST, CNT_BRANCH, CNT_DIVERGENT, CNT_BAR, CNT_LD, CNT_ST, CNT_ATOM = range(8)
 CNT_PRED_OFF, CNT_ACTIVE_LANES = 8, 9
 CNT_LDGSTS, CNT_LDSM, CNT_STSM, CNT_HMMA, CNT_IMMA, CNT_DMMA = range(10, 16)   # cp.async, ldmatrix, stmatrix, mma
-NCNT = 16
+CNT_MBAR_FAIL, CNT_GMMA = 16, 17       # try_wait/test_wait that found the phase incomplete; wgmma.mma_async
+NCNT = 18

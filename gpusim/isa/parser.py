@@ -444,6 +444,10 @@ class Parser:
                 self.error(f"address offset {offset} is too large", nxt)
             if nxt.text == "]":
                 return ast.Addr(base, offset)
+            if nxt.text == "," and self.peek().text == "{":     # [tensorMap, {c0, ..}]
+                coords = self.operand()
+                self.expect("]")
+                return ast.TensorAddr(base, offset, tuple(coords.items))
             if nxt.text not in ("+", "-"):
                 self.error(f"expected '+', '-' or ']' in address, found '{nxt.text}'", nxt)
             sign = 1 if nxt.text == "+" else -1

@@ -14,10 +14,12 @@ from gpusim.memory.access import fault
 from gpusim.sm.alu_float import exec_float
 from gpusim.sm.alu_int import exec_int, exec_mov_halves
 from gpusim.sm.asynccopy import exec_cp_async
+from gpusim.sm.bulkcopy import exec_cpbulk
 from gpusim.sm.carry import exec_carry
 from gpusim.sm.compare import exec_cvta, exec_mov, exec_select, exec_set, exec_setp
 from gpusim.sm.convert import exec_cvt
 from gpusim.sm.matrixops import exec_ldmatrix, exec_stmatrix
+from gpusim.sm.mbarrier import exec_mbarrier
 from gpusim.sm.memops import exec_atom, exec_ld, exec_st
 from gpusim.sm.mma import exec_mma
 from gpusim.sm.operands import read_sreg
@@ -25,6 +27,7 @@ from gpusim.sm.sanitize import A_ATOMIC, A_READ, A_WRITE, F_RACE, PI_SYNCWARP, n
 from gpusim.sm.simt import barrier, branch, call, exit_lanes, ret_from_func, settle
 from gpusim.sm.state import W_BARRIER, W_DONE, W_READY, Lanes, MemLanes
 from gpusim.sm.warpops import exec_activemask, exec_elect, exec_match, exec_redux, exec_shfl, exec_vote
+from gpusim.sm.wgmma import exec_wgmma
 
 # step() results
 S_ISSUED, S_BARRIER, S_DONE, S_FAULT, S_IDLE = 0, 1, 2, 3, 4
@@ -40,6 +43,7 @@ FLOAT_ONLY_LO, FLOAT_ONLY_HI = O["sqrt"], O["testp"]   # sqrt .. testp are float
 OP_FMA, OP_MAD, OP_BRKPT, OP_NANOSLEEP = O["fma"], O["mad"], O["brkpt"], O["nanosleep"]
 OP_ADDC, OP_SUBC, OP_MADC, OP_MATCH = O["addc"], O["subc"], O["madc"], O["match"]
 OP_CP, OP_LDMATRIX, OP_STMATRIX, OP_MMA, OP_ELECT = O["cp"], O["ldmatrix"], O["stmatrix"], O["mma"], O["elect"]
+OP_MBARRIER, OP_WGMMA, OP_CPBULK = O["mbarrier"], O["wgmma"], O["cpbulk"]
 
 
 @njit(no_cpython_wrapper=True)
@@ -159,6 +163,14 @@ def step(P, M, w):
         exec_redux(P, L, i, w, emask)
     elif op == OP_MATCH:
         exec_match(P, L, i, w, emask)
+    elif op == OP_MBARRIER:
+        exec_mbarrier(P, mem_lanes(M), M.cnt, i, w, emask, pc)
+    elif op == OP_WGMMA:
+        if P.ins[i, oc.F_CLASS] == oc.C_GMMA:
+            M.cnt[oc.CNT_GMMA] += 1
+        exec_wgmma(P, mem_lanes(M), i, w, M.wlocal[w], emask, pc)
+    elif op == OP_CPBULK:
+        exec_cpbulk(P, mem_lanes(M), i, w, emask, pc)
     elif op == OP_ADDC or op == OP_SUBC or op == OP_MADC or (P.ins[i, oc.F_FLAGS] & oc.FL_CC) != 0:
         exec_carry(P, L, i, w, emask)
     elif op == OP_SET:

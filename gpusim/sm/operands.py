@@ -33,6 +33,9 @@ SR_NWARPID = oc.SR["nwarpid"]
 SR_SMID = oc.SR["smid"]
 SR_TOTAL_SMEM_SIZE = oc.SR["total_smem_size"]
 SR_WARPID = oc.SR["warpid"]
+SR_CLUSTERID_X, SR_NCLUSTERID_X, SR_CLUSTER_CTAID_X = oc.SR["clusterid.x"], oc.SR["nclusterid.x"], \
+    oc.SR["cluster_ctaid.x"]
+SR_CLUSTER_NCTAID_X, SR_CLUSTER_NCTARANK = oc.SR["cluster_nctaid.x"], oc.SR["cluster_nctarank"]
 
 
 @njit(no_cpython_wrapper=True)
@@ -89,6 +92,13 @@ def sreg(M, sid, w, l):
         return M.geom[7]
     if sid == SR_TOTAL_SMEM_SIZE:
         return M.geom[8]
+    # clusters of one CTA: the cluster is the CTA, its rank 0 of 1 (cluster_ctaid, is_explicit_cluster: 0)
+    if SR_CLUSTERID_X <= sid < SR_CLUSTERID_X + 3:
+        return M.cta_id[M.wcta[w], sid - SR_CLUSTERID_X]
+    if SR_NCLUSTERID_X <= sid < SR_NCLUSTERID_X + 3:
+        return M.geom[G_NCX + sid - SR_NCLUSTERID_X]
+    if SR_CLUSTER_NCTAID_X <= sid < SR_CLUSTER_NCTAID_X + 3 or sid == SR_CLUSTER_NCTARANK:
+        return 1
     return 0
 
 

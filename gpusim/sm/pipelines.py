@@ -69,7 +69,9 @@ class PipelineSpec:
              "fp64": (self.lat_fp64, self.ii_fp64), "sfu": (self.lat_sfu, self.ii_sfu),
              "ldst": (lsu_latency, 1), "branch": (self.lat_branch, 1), "barrier": (self.lat_barrier, 1),
              "misc": (self.lat_misc, self.ii_misc), "atomic": (atomic_latency, 1),
-             "int64": (self.lat_int64, self.ii_int64), "tensor": (self.lat_tensor, 1)}
+             "int64": (self.lat_int64, self.ii_int64), "tensor": (self.lat_tensor, 1),
+             # issue slots only: wgmma and bulk copies run on their own units (asyncops.py)
+             "gmma": (self.lat_misc, 1), "tma": (self.lat_misc, 1), "sync": (self.lat_misc, self.ii_misc)}
         return np.array([t[c] for c in oc.CLASSES], np.int64)
 
     def validate(self, prefix: str = "") -> None:

@@ -24,6 +24,9 @@ def functional_metrics(M, d) -> dict:
         "sm__inst_executed_pipe_tensor_op_hmma.sum": int(c[oc.CNT_HMMA]),
         "sm__inst_executed_pipe_tensor_op_imma.sum": int(c[oc.CNT_IMMA]),
         "sm__inst_executed_pipe_tensor_op_dmma.sum": int(c[oc.CNT_DMMA]),
+        # wgmma.mma_async, counted once per warp (four per warpgroup instruction)
+        "sm__inst_executed_pipe_tensor_op_gmma.sum": int(c[oc.CNT_GMMA]),
+        "gpusim__mbarrier_waits_incomplete.sum": int(c[oc.CNT_MBAR_FAIL]),
     }
     br = int(c[oc.CNT_BRANCH])
     m["smsp__sass_average_branch_targets_threads_uniform.pct"] = (

@@ -6,6 +6,8 @@ The scheduler charges every cycle of a resident warp's life to one reason: the u
 """
 STALLS = ["long_scoreboard", "short_scoreboard", "barrier", "mio_throttle", "lg_throttle",
           "math_pipe_throttle", "wait", "not_selected", "selected", "no_instruction", "branch_resolving",
-          "membar", "dispatch_stall", "drain"]
+          "membar", "dispatch_stall", "drain", "gmma"]
 (LONG_SCOREBOARD, SHORT_SCOREBOARD, BARRIER, MIO_THROTTLE, LG_THROTTLE, MATH_PIPE_THROTTLE, WAIT, NOT_SELECTED,
- SELECTED, NO_INSTRUCTION, BRANCH_RESOLVING, MEMBAR, DISPATCH_STALL, DRAIN) = range(len(STALLS))
+ SELECTED, NO_INSTRUCTION, BRANCH_RESOLVING, MEMBAR, DISPATCH_STALL, DRAIN, GMMA) = range(len(STALLS))
+# barrier: also mbarrier waits (try_wait/test_wait on an incomplete phase, or before a bulk copy lands);
+# membar: also cp.async.bulk.wait_group; gmma: wgmma.wait_group (gpusim/sm/asyncops.py)

@@ -26,7 +26,7 @@ NBAR = 16            # named barriers per CTA
 # warp status
 W_FREE, W_READY, W_BARRIER, W_DONE = 0, 1, 2, 3
 
-Prog = namedtuple("Prog", "ins opk opv opo calls saves tsize tkind")
+Prog = namedtuple("Prog", "ins opk opv opo calls saves tsize tkind vlist")
 
 Mach = namedtuple("Mach", [
     "R",                                  # int64[W, nregs, 32] register bits
@@ -57,7 +57,7 @@ TI_SPACE, TI_SIZE, TI_MASK, TI_STORE, TI_NVEC, TI_ATOM, TI_ASYNC = range(7)    #
 
 def make_prog(k) -> Prog:
     tsize, tkind = kind_table()
-    return Prog(k.ins, k.opk, k.opv, k.opo, k.calls, k.saves, tsize, tkind)
+    return Prog(k.ins, k.opk, k.opv, k.opo, k.calls, k.saves, tsize, tkind, k.vlist)
 
 
 def make_mach(k, n_warp_slots: int, n_cta_slots: int, gmem: np.ndarray, alo: np.ndarray, ahi: np.ndarray,

@@ -18,6 +18,7 @@ import numpy as np
 
 from gpusim.isa import opcodes as oc
 from gpusim.jit import njit
+from gpusim.sm.asyncops import after_issue, async_ready, clear_cta, clear_warp
 from gpusim.sm.executor import S_BARRIER, S_DONE, S_FAULT, init_cta, init_warp, step
 from gpusim.sm.fetch import fetch_ready
 from gpusim.sm.lsu import KIND_SHORT, copy_issued, group_op, groups_reset, memory_timing
@@ -38,10 +39,10 @@ from gpusim.sm.stalls import (
     NO_INSTRUCTION,
     WAIT,
 )
-from gpusim.sm.state import TI_MASK, W_DONE, W_FREE, W_READY
+from gpusim.sm.state import TI_MASK, TI_SIZE, W_DONE, W_FREE, W_READY
 from gpusim.timing.residency import WARPS_LAUNCHED, free_cta_slot, warp_retired, warps_change
 
-Units = namedtuple("Units", "sched scoreboard pipes fetch lsu smem l1 noc l2 dram residency")
+Units = namedtuple("Units", "sched scoreboard pipes fetch lsu smem l1 noc l2 dram residency asyncu")
 ISSUED, DIVERGENT_DELAYS = range(2)      # core counters
 OP_MEMBAR, OP_EXIT, OP_RET, OP_BRA = oc.OP["membar"], oc.OP["exit"], oc.OP["ret"], oc.OP["bra"]
 OP_CP = oc.OP["cp"]
@@ -77,6 +78,8 @@ def earliest(P, M, U, w, sm, sp, now):
         free = accepts_at(U.pipes, sp, cls)
         if free > t:
             t, reason = free, MATH_PIPE_THROTTLE
+        if cls == oc.C_SYNC:        # wgmma / bulk wait_group, mbarrier waits (sm/asyncops.py)
+            t, reason = async_ready(P, M, U.asyncu, w, pc, t, reason)
     return t, reason, pc
 
 
@@ -111,6 +114,7 @@ def issue(P, M, U, counters, w, pc, now):
     op = P.ins[pc, oc.F_OP]
     s.next_bound[w] = 0
     diverged = M.cnt[DIVERGENT]
+    failed_waits = M.cnt[oc.CNT_MBAR_FAIL]
     r = step(P, M, w)
     if r == S_FAULT:
         return r
@@ -146,6 +150,12 @@ def issue(P, M, U, counters, w, pc, now):
                 s.ready_at[w] = until
                 s.reason[w] = LONG_SCOREBOARD
     mark_written(U.scoreboard, w, pc, now + lat, kind)
+    if cls == oc.C_GMMA or cls == oc.C_TMA or cls == oc.C_SYNC:
+        resume = after_issue(P, U.asyncu, w, pc, sm, sp, M.wcta[w], M.tr_info[TI_SIZE], M.tr_addr[0],
+                             M.cnt[oc.CNT_MBAR_FAIL] != failed_waits, now)
+        if resume > s.ready_at[w]:
+            s.ready_at[w] = resume
+            s.reason[w] = BARRIER
     # a barrier, and lanes leaving (exit, ret, or a branch straight to the exit), can release warps
     # of the CTA that wait at a barrier
     if cls == oc.C_BARRIER or op == OP_EXIT or op == OP_RET or (op == OP_BRA and P.ins[pc, oc.F_MOD] == 1):
@@ -240,6 +250,7 @@ def dispatch(P, M, U, cta, sm, now, age, nthreads):
     nwarps = (nthreads + 31) // 32
     ncx, ncy = M.geom[3], M.geom[4]
     init_cta(M, c, cta % ncx, (cta // ncx) % ncy, cta // (ncx * ncy), sm, nthreads, nwarps)
+    clear_cta(U.asyncu, c)
     res.cta_warps_left[c] = nwarps
     res.sm_ctas[sm] += 1
     placed = 0
@@ -257,6 +268,7 @@ def dispatch(P, M, U, cta, sm, now, age, nthreads):
             groups_reset(U.lsu.groups, w)
             U.fetch.warp_line[w] = -1
             clear(U.scoreboard, w)
+            clear_warp(U.asyncu, w)
             res.counters[WARPS_LAUNCHED] += 1
             warps_change(res, sm, 1, now)
             placed += 1

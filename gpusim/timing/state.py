@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpusim.memory import dram, interconnect, l1, l2, shared_banks
-from gpusim.sm import fetch, lsu, pipelines, scheduler, scoreboard
+from gpusim.sm import asyncops, fetch, lsu, pipelines, scheduler, scoreboard
 from gpusim.timing import residency
 from gpusim.timing.core import Units
 
@@ -25,6 +25,8 @@ def make_units(spec, d, warps_per_sm: int, ctas_per_sm: int) -> Units:
         l2=l2.make_state(spec.l2),
         dram=dram.make_state(spec.dram),
         residency=residency.make_state(nsm, warps_per_sm, ctas_per_sm, spec.gigathread.cta_launch_latency),
+        asyncu=asyncops.make_state(spec.asyncops, nsm * spec.scheduler.subpartitions, n_warps, nsm,
+                                   nsm * ctas_per_sm),
     )
 
 

@@ -148,7 +148,7 @@ def test_unpredicated_call_still_runs():
     assert out[0] == 42
 
 
-@pytest.mark.parametrize("reg", ["%envreg0", "%envreg31", "%pm0", "%clusterid.x"])
+@pytest.mark.parametrize("reg", ["%envreg0", "%envreg31", "%pm0", "%clusterid", "%reserved_smem_offset_begin"])
 def test_unmodelled_special_register_is_named(reg):
     with pytest.raises(UnsupportedInstruction) as e:
         load(f"    mov.u32 %r1, {reg};")
