@@ -82,6 +82,7 @@ MODIFIERS = {
     "setp": {"f32": "ftz", "f16": "ftz"}, "set": {"f32": "ftz", "f16": "ftz"}, "slct": {"f32": "ftz"},
     "cvt": {**{c: R4 + " rni rzi rmi rpi ftz sat" for c in ("int", "f32", "f64", "f16", "bf16")},
             "tf32": "rna rn rz satfinite", "f8": "rn satfinite"},
+    "wgmma": {"": "satfinite"},         # which wgmma types take it: hopper.py
 }
 SEMANTIC = {"rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi", "rna", "ftz", "sat", "approx", "full", "hi",
             "lo", "wide", "NaN", "relu", "xorsign", "abs", "cc", "shiftamt", "clamp", "satfinite"}
