@@ -27,7 +27,7 @@ KEEP = 8
 # The parts of the package numba compiles from: the layers at and below gpusim.timing (pyproject's
 # import-linter contract keeps jitted code from importing anything above them). An edit to a front
 # end, the launch API, the drop-in, reports or the CLI leaves the compiled core's cache valid.
-COMPILED = ("isa", "sm", "memory", "timing", "spec.py", "errors.py", "jit.py", "jitcache.py")
+COMPILED = ("isa", "sm", "memory", "timing", "spec.py", "tma.py", "errors.py", "jit.py", "jitcache.py")
 
 
 def source_hash(root: Path = PACKAGE_ROOT, parts: tuple | None = None) -> str:

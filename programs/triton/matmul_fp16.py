@@ -1,9 +1,9 @@
 """triton_matmul_fp16: Triton's tutorial 03 as written, float16 inputs and output with a float32
 accumulator, 64x64x32 tiles, num_stages=3, 4 warps.
 
-On h100 Triton makes it of cp.async (the pipelined K loop), wgmma (the dot) and ldmatrix; on a100
-of cp.async, ldmatrix and mma.sync.m16n8k16; gpusim does not have these yet (PENDING), so on those
-presets it stops with UnsupportedInstruction. On v100 (sm_70, `--gpu v100`) the dot is FMAs and it runs.
+On h100 Triton makes it of cp.async (the pipelined K loop), wgmma (the dot, with fence.proxy.async)
+and ldmatrix; on a100 of cp.async, ldmatrix and mma.sync.m16n8k16; on v100 (sm_70, `--gpu v100`) the
+dot is FMAs.
 size: M = N = K.
 """
 from programs.triton import _matmul
@@ -16,7 +16,6 @@ SMALL_SIZE = 128
 RTOL = 1e-2
 ATOL = 2e-2
 CONFIG = dict(BLOCK_SIZE_M=64, BLOCK_SIZE_N=64, BLOCK_SIZE_K=32, GROUP_SIZE_M=8, num_stages=3, num_warps=4)
-PENDING = "sm_90: cp.async, wgmma.mma_async, ldmatrix; sm_80: cp.async, ldmatrix, mma.sync"
 
 
 def inputs(size, seed=0):

@@ -1,8 +1,8 @@
 """triton_softmax: Triton's tutorial 02, a row-wise softmax fused into one kernel (max, exp, sum,
 divide on a row held in registers); each program walks rows with a stride of the grid.
 
-size: number of rows of 781 columns (BLOCK_SIZE = next power of two, 1024). num_stages=1: the
-tutorial's pipelined row loop (num_stages > 1) is built on cp.async and ldmatrix (PENDING_PIPELINED).
+size: number of rows of 781 columns (BLOCK_SIZE = next power of two, 1024). num_stages=3: the
+tutorial's pipelined row loop, which Triton builds on cp.async (commit/wait groups) and ldmatrix.
 """
 import numpy as np
 
@@ -14,8 +14,7 @@ SMALL_SIZE = 37
 RTOL = 1e-5
 ATOL = 1e-6
 COLS = 781
-NUM_STAGES = 1
-PENDING_PIPELINED = "cp.async.ca.shared.global, cp.async.commit_group/wait_group, ldmatrix (num_stages > 1)"
+NUM_STAGES = 3
 
 
 def inputs(size, seed=0):

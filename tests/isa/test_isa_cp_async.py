@@ -92,7 +92,6 @@ def test_cp_async_wait_group_holds_the_warp_until_the_copy_lands():
 
 
 @pytest.mark.parametrize("line, why", [
-    ("cp.async.mbarrier.arrive.noinc.shared.b64 [%src];", "cp.async.mbarrier.arrive is not implemented"),
     ("cp.async.bulk.shared::cluster.global [%src], [%src], 16, [%src];", "cp.async.bulk"),
     ("cp.async.ca.shared.global [%dst], [%src], 16, 16, 3;", "cp.async takes"),
 ])

@@ -1,7 +1,6 @@
 """The Triton example programs (programs/triton/) match their numpy references in functional mode, and so
 do the kernels Triton software-pipelines (cp.async) and puts on tensor cores (ldmatrix, mma.sync,
-stmatrix); those built on instructions gpusim does not have yet fail with UnsupportedInstruction:
-strict xfails that flip when those instructions land."""
+stmatrix on sm_80/sm_90 small tiles; wgmma with fence.proxy.async on sm_90 64-row tiles)."""
 import numpy as np
 import pytest
 
@@ -56,22 +55,16 @@ def test_fp32_matmul_runs_on_a100_without_tf32():
     _check(PROGRAMS["triton_matmul"], gpu="a100")
 
 
-def _xfail(reason):
-    return pytest.mark.xfail(raises=UnsupportedInstruction, strict=True, reason=reason)
-
-
 TILE32 = dict(BLOCK_SIZE_M=32, BLOCK_SIZE_N=32, BLOCK_SIZE_K=32)
 TILE64 = dict(BLOCK_SIZE_M=64, BLOCK_SIZE_N=64, BLOCK_SIZE_K=32)
 PIPELINED = [
     pytest.param("triton_softmax", "h100", dict(num_stages=3), id="softmax-sm90-stages3"),
     pytest.param("triton_matmul", "h100", dict(num_stages=3), id="matmul_fp32_ieee-sm90-stages3"),
     pytest.param("triton_matmul", "h100", dict(INPUT_PRECISION=None, **TILE32), id="matmul_tf32-sm90-stages1-tile32"),
-    pytest.param("triton_matmul", "h100", dict(INPUT_PRECISION=None, **TILE64), id="matmul_tf32-sm90-stages1-tile64",
-                 marks=_xfail("wgmma.mma_async.m64n64k8.tf32, wgmma.fence/commit/wait, fence.proxy.async")),
+    pytest.param("triton_matmul", "h100", dict(INPUT_PRECISION=None, **TILE64), id="matmul_tf32-sm90-stages1-tile64"),
     pytest.param("triton_matmul", "a100", dict(INPUT_PRECISION=None, num_stages=3), id="matmul_tf32-sm80-stages3"),
     pytest.param("triton_matmul_fp16", "h100", dict(num_stages=1, **TILE32), id="matmul_fp16-sm90-stages1-tile32"),
-    pytest.param("triton_matmul_fp16", "h100", dict(num_stages=1), id="matmul_fp16-sm90-stages1-tile64",
-                 marks=_xfail("wgmma.mma_async.m64n64k16.f16, ldmatrix.x4, fence.proxy.async")),
+    pytest.param("triton_matmul_fp16", "h100", dict(num_stages=1), id="matmul_fp16-sm90-stages1-tile64"),
     pytest.param("triton_matmul_fp16", "a100", {}, id="matmul_fp16-sm80-stages3"),
 ]
 
