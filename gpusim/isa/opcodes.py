@@ -26,7 +26,7 @@ OPS = [
 OP = {name: i for i, name in enumerate(OPS)}
 OP_ALIASES = {"barrier": "bar", "fence": "membar", "fma": "fma", "ld": "ld", "pmevent": "nop",
               "discard": "nop", "applypriority": "nop", "createpolicy": None,
-              "setmaxnreg": "nop"}
+              "setmaxnreg": "nop", "griddepcontrol": "nop"}
 
 # ------------------------------------------------------------------ instruction fields
 F_OP, F_TYPE, F_TYPE2, F_MOD, F_MOD2, F_FLAGS, F_GUARD, F_GNEG, F_SPACE, F_VEC = range(10)

@@ -1,4 +1,4 @@
-"""Load-time grammar of cp.async, ldmatrix/stmatrix, mma.sync, elect.sync and setmaxnreg.
+"""Load-time grammar of cp.async, ldmatrix/stmatrix, mma.sync, elect.sync, setmaxnreg and griddepcontrol.
 
 These instructions carry more qualifiers than accept.py's type/modifier tables describe (shapes,
 layouts, four types for mma, operand vectors whose length depends on the shape), so this module
@@ -14,13 +14,13 @@ from gpusim.isa import ast
 from gpusim.isa import opcodes as oc
 from gpusim.isa.types import TYPE_CODE, TYPE_NAME
 
-BASES = ("cp", "ldmatrix", "stmatrix", "mma", "elect", "setmaxnreg")
+BASES = ("cp", "ldmatrix", "stmatrix", "mma", "elect", "setmaxnreg", "griddepcontrol")
 _COMMON = {"sync", "aligned", "shared", "shared::cta", "global"}
 _CP = {"async", "ca", "cg", "commit_group", "wait_group", "wait_all"}
 _MATRIX = {"m8n8", "x1", "x2", "x4", "trans", "m16n16", "m8n16", "m16n8"}   # other shapes: refused by name
 _MMA = set(oc.MMA_SHAPES) | {"row", "col", "satfinite"}
 _ALLOWED = {"cp": _CP, "ldmatrix": _MATRIX, "stmatrix": _MATRIX, "mma": _MMA, "elect": set(),
-            "setmaxnreg": {"inc", "dec", "u32"}}
+            "setmaxnreg": {"inc", "dec", "u32"}, "griddepcontrol": {"launch_dependents", "wait"}}
 _NOT_HERE = {"sp": "sparse mma (mma.sp) is not implemented"}   # cp.async.mbarrier/bulk: hopper.py renames them
 # mma: A type -> (shapes, accepted D/C types, accepted B types)
 MMA_TYPES = {
@@ -72,6 +72,12 @@ def check(dec, fn, it: ast.Instr, base: str) -> None:
         _check_matrix(dec, it, base)
     elif base == "mma":
         _check_mma(dec, it)
+    elif base == "griddepcontrol":
+        # programmatic dependent launch: gpusim runs a stream's grids one after another, so every
+        # prerequisite grid has completed (and its memory is visible) before a dependent one starts:
+        # .wait has nothing to wait for and .launch_dependents nothing to start early (decoded as nop)
+        if ("launch_dependents" in mods) == ("wait" in mods) or it.operands:
+            dec._fail(it, "griddepcontrol takes .launch_dependents or .wait and no operands")
     elif base == "setmaxnreg":
         if ("inc" in mods) == ("dec" in mods) or len(it.operands) != 1 or not isinstance(it.operands[0], ast.Imm):
             dec._fail(it, "setmaxnreg takes .inc or .dec and one immediate register count")

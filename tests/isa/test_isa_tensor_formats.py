@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 from conftest import run_lanes
 
+from gpusim.errors import PTXSyntaxError
+
 rng = np.random.default_rng(3)
 
 
@@ -155,3 +157,12 @@ def test_setmaxnreg_is_accepted_and_changes_nothing():
     body = "setmaxnreg.inc.sync.aligned.u32 240;\n    add.u32 %d, %a, 1;\n    setmaxnreg.dec.sync.aligned.u32 40;"
     out = run_lanes(body, ins={"a": ("u32", x)}, outs={"d": "u32"})
     assert np.array_equal(out["d"], x + 1)
+
+
+def test_griddepcontrol_is_accepted_and_leaves_results_unchanged():
+    # stream order already completes every prerequisite grid before a dependent one starts
+    got = run_lanes("griddepcontrol.wait;\n    add.u32 %d, %a, 1;\n    griddepcontrol.launch_dependents;",
+                    ins={"a": ("u32", np.arange(32, dtype=np.uint32))}, outs={"d": "u32"})["d"]
+    assert got.tolist() == list(range(1, 33))
+    with pytest.raises(PTXSyntaxError, match="griddepcontrol takes"):
+        run_lanes("griddepcontrol.wait.launch_dependents;", outs={"d": "u32"}, mode="functional")

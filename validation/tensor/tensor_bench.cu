@@ -94,6 +94,36 @@ extern "C" __global__ void NAME(const unsigned* in, float* sink, long long* clk,
     sink[blockIdx.x * blockDim.x + threadIdx.x] = (float)s;                                          \
 }
 
+// Varied operands: before every mma z = in[1023] is added to the A and B registers; the host sets it to
+// 0. Each chain has its own B (loaded from distinct words), so no two chains share a product. ptxas cannot
+// prove z == 0, so it can neither hoist A*B out of the loop nor share it: with constant A and B it turns the emulated e4m3 mma (sm_90 has no native fp8 mma.sync: F2FP + HMMA) into one hoisted
+// product and an FADD chain (kernels mma_e4m3_c1/_c4, kept to show it). The adds are off the C chain (an xor
+// would not do: x ^ z ^ z = x, and ptxas folds it).
+#define MMA_KERNEL_F32V(NAME, SHAPE_TYPES, CH)                                                       \
+extern "C" __global__ void NAME(const unsigned* in, float* sink, long long* clk, int iters) {       \
+    unsigned lane = threadIdx.x & 31;                                                                \
+    unsigned a[4], b[CH][2], z = in[1023];                                                           \
+    for (int i = 0; i < 4; i++) a[i] = in[lane * 8 + i];                                             \
+    for (int c = 0; c < CH; c++) for (int i = 0; i < 2; i++) b[c][i] = in[512 + c * 64 + lane * 2 + i]; \
+    float d[CH][4];                                                                                  \
+    for (int c = 0; c < CH; c++) for (int i = 0; i < 4; i++) d[c][i] = __uint_as_float(in[256 + lane * 4 + i]) * (c + 1); \
+    long long t0 = clk64();                                                                          \
+    for (int it = 0; it < iters; it++) {                                                             \
+        _Pragma("unroll") for (int u = 0; u < UNROLL; u++) {                                         \
+            a[0] += z; a[1] += z; a[2] += z; a[3] += z;                                              \
+            _Pragma("unroll") for (int c = 0; c < CH; c++) {                                         \
+                b[c][0] += z; b[c][1] += z;                                                          \
+                MMA_F32ACC(SHAPE_TYPES, d[c], a, b[c]);                                              \
+            }                                                                                        \
+        }                                                                                            \
+    }                                                                                                \
+    long long t1 = clk64();                                                                          \
+    record(clk, t0, t1);                                                                             \
+    float s = 0.f;                                                                                   \
+    for (int c = 0; c < CH; c++) for (int i = 0; i < 4; i++) s += d[c][i];                           \
+    sink[blockIdx.x * blockDim.x + threadIdx.x] = s;                                                 \
+}
+
 #define F16T  "m16n8k16.row.col.f32.f16.f16.f32"
 #define BF16T "m16n8k16.row.col.f32.bf16.bf16.f32"
 #define TF32T "m16n8k8.row.col.f32.tf32.tf32.f32"
@@ -111,16 +141,21 @@ MMA_KERNEL_F32(mma_e4m3_c1, E4M3T, 1)
 MMA_KERNEL_F32(mma_e4m3_c4, E4M3T, 4)
 MMA_KERNEL_S32(mma_s8_c1, S8T, 1)
 MMA_KERNEL_S32(mma_s8_c4, S8T, 4)
+MMA_KERNEL_F32V(mma_e4m3v_c1, E4M3T, 1)
+MMA_KERNEL_F32V(mma_e4m3v_c4, E4M3T, 4)
+MMA_KERNEL_F32V(mma_f16v_c1, F16T, 1)
+MMA_KERNEL_F32V(mma_f16v_c4, F16T, 4)
 MMA_KERNEL_F64(mma_f64_c1, 1)
 MMA_KERNEL_F64(mma_f64_c4, 4)
 
 // ---------------------------------------------------------------- ldmatrix.x4
-// 8 KiB of shared memory filled with `fill` (the host passes 0). Lane i addresses row i of the 4 8x8
+// 8 KiB of shared memory filled with `fill`: 0 (for the chain), computed from the runtime `iters` (> 0) so
+// that the compiler cannot fold it. Lane i addresses row i of the 4 8x8
 // matrices: 16-byte rows back to back, conflict-free.
 // Latency: the next address is the old one plus the loaded r0 (0): a dependent chain (ldmatrix + add).
 extern "C" __global__ void ldmatrix_lat(const unsigned* in, float* sink, long long* clk, int iters) {
     __shared__ __align__(16) unsigned sm[2048];
-    unsigned fill = in[0];
+    unsigned fill = iters < 0 ? in[0] : 0u;
     for (int i = threadIdx.x; i < 2048; i += blockDim.x) sm[i] = fill;
     __syncthreads();
     unsigned lane = threadIdx.x & 31;
@@ -140,14 +175,17 @@ extern "C" __global__ void ldmatrix_lat(const unsigned* in, float* sink, long lo
     record(clk, t0, t1);
     sink[blockIdx.x * blockDim.x + threadIdx.x] = (float)acc;
 }
-// Throughput: 4 independent ldmatrix.x4 per step (4 different 512-byte tiles), results xor-folded.
+// Throughput: 4 independent ldmatrix.x4 per step (4 different 512-byte tiles), results xor-folded. Each
+// address gets z = in[1023] (0, set by the host) added before every load: with loop-invariant addresses
+// ptxas keeps the loads out of the loop (only the xors stay).
 extern "C" __global__ void ldmatrix_tput(const unsigned* in, float* sink, long long* clk, int iters) {
     __shared__ __align__(16) unsigned sm[2048];
-    unsigned fill = in[0];
+    unsigned fill = in[0], z = in[1023];
     for (int i = threadIdx.x; i < 2048; i += blockDim.x) sm[i] = fill + i;
     __syncthreads();
     unsigned lane = threadIdx.x & 31;
     unsigned base = (unsigned)__cvta_generic_to_shared(sm) + lane * 16;
+    unsigned ad[4] = {base, base + 512, base + 1024, base + 1536};
     unsigned acc0 = 0, acc1 = 0, acc2 = 0, acc3 = 0;
     long long t0 = clk64();
     for (int it = 0; it < iters; it++) {
@@ -156,8 +194,9 @@ extern "C" __global__ void ldmatrix_tput(const unsigned* in, float* sink, long l
 #pragma unroll
             for (int c = 0; c < 4; c++) {
                 unsigned r0, r1, r2, r3;
+                ad[c] += z;
                 asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
-                             : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(base + c * 512));
+                             : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(ad[c]));
                 acc0 ^= r0; acc1 ^= r1; acc2 ^= r2; acc3 ^= r3;
             }
         }
