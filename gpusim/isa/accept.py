@@ -44,10 +44,11 @@ TYPES = {
     # checked by tensorops.py (shapes, layouts, four mma types); listed here for the coverage table
     "cp": NONE, "ldmatrix": ("b16",), "stmatrix": ("b16",), "elect": NONE,
     "mma": ("f16", "bf16", "tf32", "e4m3", "e5m2", "s8", "u8", "f64"),
-    "mbarrier": ("b64",), "wgmma": NONE, "cpbulk": NONE,
+    "mbarrier": ("b64",), "wgmma": NONE, "cpbulk": NONE, "dp4a": ("u32", "s32"), "dp2a": ("u32", "s32"),
 }
 TYPES["cvt"] += ("tf32", "e4m3x2", "e5m2x2")
-SECOND = {"cvt": CVT + ("e4m3x2", "e5m2x2"), "set": B + INT + F + HALF, "slct": ("s32", "f32")}
+SECOND = {"cvt": CVT + ("e4m3x2", "e5m2x2"), "set": B + INT + F + HALF, "slct": ("s32", "f32"),
+          "dp4a": ("u32", "s32"), "dp2a": ("u32", "s32")}
 F8X2 = ("e4m3x2", "e5m2x2")
 
 _HALF_APPROX = "half-precision {op}.approx is not implemented"
@@ -69,7 +70,7 @@ MODIFIERS = {
     "addc": {"int": "cc"}, "subc": {"int": "cc"}, "madc": {"int": "hi lo cc"},
     "bfind": {"int": "shiftamt"}, "shf": {"int": "clamp"},
     "fma": {"f32": R4 + " ftz sat", "f64": R4, "f16": "rn ftz sat relu", "bf16": "rn relu"},
-    "mul24": {"int": "hi lo"}, "mad24": {"int": "hi lo"},
+    "mul24": {"int": "hi lo"}, "mad24": {"int": "hi lo"}, "dp2a": {"int": "hi lo"},
     "div": {"int": "", "f32": R4 + " approx full ftz", "f64": R4},
     "abs": {"int": "", "f32": "ftz", "f64": "", "f16": "ftz", "bf16": ""},
     "neg": {"int": "", "f32": "ftz", "f64": "", "f16": "ftz", "bf16": ""},
@@ -187,6 +188,8 @@ def _family_rule(op: str, t: str, mods: list) -> str | None:
         return ".sat cannot be combined with a carry (.cc, addc, subc)"
     if carry and op in ("mad", "madc") and not ("hi" in mods or "lo" in mods):
         return f"{op} with a carry takes .hi or .lo"
+    if op == "dp2a" and ("hi" in mods) == ("lo" in mods):
+        return "dp2a takes .lo or .hi (which two bytes of b)"
     if op == "shf" and not (("l" in mods) ^ ("r" in mods) and ("wrap" in mods) ^ ("clamp" in mods)):
         return "shf takes a direction (.l or .r) and a mode (.wrap or .clamp)"
     if op == "match" and not (("any" in mods) ^ ("all" in mods) and "sync" in mods):

@@ -29,7 +29,7 @@ from gpusim.isa.types import TYPE_NAME
 _BIN, _TER, _UN = ("d, a, b",), ("d, a, b, c",), ("d, a",)
 FORMS = {
     **{op: _BIN for op in "add sub mul div rem min max and or xor shl shr mul24 copysign addc subc".split()},
-    **{op: _TER for op in "mad fma mad24 bfe prmt madc shf".split()},
+    **{op: _TER for op in "mad fma mad24 bfe prmt madc shf dp4a dp2a".split()},
     **{op: _UN for op in "abs neg not cnot popc clz brev bfind sqrt rcp rsqrt ex2 lg2 sin cos tanh cvta".split()},
     "bfi": ("d, a, b, c, e",), "testp": ("p, a",), "mov": ("{d*}, {a*}",),
     "cvt": ("d, a", "d, a, b"),

@@ -22,6 +22,7 @@ OPS = [
     "nop",    # synthetic: accepted hint instructions (prefetch, fence, pmevent)
     # Hopper asynchronous instructions (gpusim/isa/hopper.py); cp.async.bulk.* decodes as "cpbulk"
     "mbarrier", "wgmma", "cpbulk",
+    "dp4a", "dp2a",   # integer dot products of packed 8-/16-bit elements (sm/alu_int.py exec_dot)
 ]
 OP = {name: i for i, name in enumerate(OPS)}
 OP_ALIASES = {"barrier": "bar", "fence": "membar", "fma": "fma", "ld": "ld", "pmevent": "nop",

@@ -309,3 +309,35 @@ def exec_mov_halves(P, M, i, w, mask):
         if (mask >> l) & 1:
             put(P, M, i, oc.D0, w, l, bits(P, M, i, oc.S0, w, l))
             put(P, M, i, oc.D0 + 1, w, l, bits(P, M, i, oc.S0 + 1, w, l))
+
+
+@njit
+def _lane_field(x, pos, width, signed):
+    v = (x >> pos) & ((1 << width) - 1)
+    if signed and v >= 1 << (width - 1):
+        v -= 1 << width
+    return v
+
+
+@njit(no_cpython_wrapper=True)
+def exec_dot(P, M, i, w, mask, two):
+    """dp4a.atype.btype d, a, b, c: c + the dot product of a's and b's four bytes; dp2a.lo/.hi: c + a's
+    two 16-bit halves times b's bytes 0-1 (.lo) or 2-3 (.hi). Elements are signed where their type is
+    .s32; the sum wraps to 32 bits."""
+    sa = P.tkind[P.ins[i, oc.F_TYPE]] == K_SINT
+    sb = P.tkind[P.ins[i, oc.F_TYPE2]] == K_SINT
+    hi = (P.ins[i, oc.F_FLAGS] & oc.FL_HI) != 0
+    for l in range(32):
+        if not (mask >> l) & 1:
+            continue
+        a = bits(P, M, i, oc.S0, w, l) & 0xFFFFFFFF
+        b = bits(P, M, i, oc.S0 + 1, w, l) & 0xFFFFFFFF
+        acc = bits(P, M, i, oc.S0 + 2, w, l)
+        if two:
+            first = 16 if hi else 0
+            for k in range(2):
+                acc += _lane_field(a, 16 * k, 16, sa) * _lane_field(b, first + 8 * k, 8, sb)
+        else:
+            for k in range(4):
+                acc += _lane_field(a, 8 * k, 8, sa) * _lane_field(b, 8 * k, 8, sb)
+        put(P, M, i, oc.D0, w, l, acc & 0xFFFFFFFF)

@@ -12,7 +12,7 @@ from gpusim.isa.types import K_FLOAT, T_F64
 from gpusim.jit import njit
 from gpusim.memory.access import fault
 from gpusim.sm.alu_float import exec_float
-from gpusim.sm.alu_int import exec_int, exec_mov_halves
+from gpusim.sm.alu_int import exec_dot, exec_int, exec_mov_halves
 from gpusim.sm.asynccopy import exec_cp_async
 from gpusim.sm.bulkcopy import exec_cpbulk
 from gpusim.sm.carry import exec_carry
@@ -44,6 +44,7 @@ OP_FMA, OP_MAD, OP_BRKPT, OP_NANOSLEEP = O["fma"], O["mad"], O["brkpt"], O["nano
 OP_ADDC, OP_SUBC, OP_MADC, OP_MATCH = O["addc"], O["subc"], O["madc"], O["match"]
 OP_CP, OP_LDMATRIX, OP_STMATRIX, OP_MMA, OP_ELECT = O["cp"], O["ldmatrix"], O["stmatrix"], O["mma"], O["elect"]
 OP_MBARRIER, OP_WGMMA, OP_CPBULK = O["mbarrier"], O["wgmma"], O["cpbulk"]
+OP_DP4A, OP_DP2A = O["dp4a"], O["dp2a"]
 
 
 @njit(no_cpython_wrapper=True)
@@ -175,6 +176,8 @@ def step(P, M, w):
         exec_carry(P, L, i, w, emask)
     elif op == OP_SET:
         exec_set(P, L, i, w, emask)
+    elif op == OP_DP4A or op == OP_DP2A:
+        exec_dot(P, L, i, w, emask, op == OP_DP2A)
     elif op == OP_TRAP:
         if emask != 0:
             fault(M, oc.E_TRAP, w, 0, pc, 0, 0, 0)
