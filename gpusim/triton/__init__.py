@@ -7,10 +7,11 @@
 
 numpy arrays stand in for tensors (passed as device pointers, updated in place); Python and numpy
 scalars are specialised as Triton specialises them (1 becomes a constexpr, multiples of 16 get
-`tt.divisibility`). The block is 32 * num_warps threads, the dynamic shared memory the compiled
-kernel's `metadata.shared`, and the scratch pointers Triton appends to every kernel are null or a
-zeroed allocation of the size the metadata asks for. Triton is imported only when a kernel runs
-(`pip install gpusim[triton]`).
+`tt.divisibility`). Data numpy has no dtype for (fp8, bf16) goes as bits, typed for the kernel by
+`gt.reinterpret(uint8_array, tl.float8e4nv)` as `triton.reinterpret` types a tensor. The block is
+32 * num_warps threads, the dynamic shared memory the compiled kernel's `metadata.shared`, and the
+scratch pointers Triton appends to every kernel are null or a zeroed allocation of the size the
+metadata asks for. Triton is imported only when a kernel runs (`pip install gpusim[triton]`).
 """
 from __future__ import annotations
 
@@ -21,14 +22,16 @@ from gpusim.launch import LaunchResult, launch
 from gpusim.presets import get_preset
 from gpusim.triton.compile import (
     INSTALL_HINT,
+    Reinterpreted,
     TritonKernel,
     arch_of,
     compile_kernel,
+    reinterpret,
     specialise,
     triton_module,
 )
 
-__all__ = ["jit_launch", "on_gpusim", "compile_for", "arch_of", "TritonKernel", "INSTALL_HINT"]
+__all__ = ["jit_launch", "on_gpusim", "compile_for", "reinterpret", "arch_of", "TritonKernel", "INSTALL_HINT"]
 
 # keywords of jit_launch that go to gpusim.launch rather than to the kernel or to Triton
 LAUNCH_KEYS = ("max_instructions", "check", "progress", "regs_per_thread", "stack_size")
@@ -85,6 +88,8 @@ def _leaves(value, sig):
         for v, s in zip(value, sig):
             out += _leaves(v, s)
         return out
+    if isinstance(value, Reinterpreted):        # the bits go to the device as the array they are
+        value = value.base
     return [] if sig == "constexpr" else [value]
 
 

@@ -45,6 +45,37 @@ def arch_of(spec) -> int:
     return int(m.group(1)) if m else 90
 
 
+class Reinterpreted:
+    """A numpy array whose bits a kernel reads as another Triton dtype of the same width (what
+    `triton.reinterpret(tensor, dtype)` makes of a torch tensor): fp8 and bf16 data, which numpy has
+    no dtype for, kept as uint8/uint16 arrays. Made by `gpusim.triton.reinterpret`; the launch passes
+    (and updates) `base`."""
+
+    def __init__(self, base: np.ndarray, dtype):
+        self.base, self.dtype = base, dtype
+
+    def __repr__(self):
+        return f"reinterpret({self.base.dtype}[{'x'.join(map(str, self.base.shape))}] as {self.dtype})"
+
+
+def reinterpret(array, dtype) -> Reinterpreted:
+    """`array`'s bits seen by the kernel as Triton dtype `dtype` (a triton.language dtype or its name:
+    "float8e4nv", "float8e5", "bfloat16", ...), e.g. reinterpret(bits_uint8, tl.float8e4nv) for an fp8
+    pointer. The widths must agree; the launch reads and updates `array` in place."""
+    if isinstance(array, Reinterpreted):
+        array = array.base
+    if not isinstance(array, np.ndarray):
+        raise LaunchError(f"reinterpret takes a numpy array, got {type(array).__name__}")
+    from triton import language as tl
+    tl_dtype = getattr(tl, dtype, None) if isinstance(dtype, str) else dtype
+    if not isinstance(tl_dtype, tl.dtype):
+        raise LaunchError(f"reinterpret: {dtype!r} is no triton.language dtype (e.g. tl.float8e4nv or 'float8e4nv')")
+    if tl_dtype.primitive_bitwidth != 8 * array.itemsize:
+        raise LaunchError(f"reinterpret: {tl_dtype.name} is {tl_dtype.primitive_bitwidth} bits wide but the "
+                          f"array's {array.dtype} elements are {8 * array.itemsize}")
+    return Reinterpreted(array, tl_dtype)
+
+
 class ArrayArg:
     """What Triton's specialiser sees for a numpy array: a tensor of its dtype at an address aligned as
     gpusim allocates (ALLOC_ALIGN bytes, so divisible by 16, as cudaMalloc's)."""
@@ -78,17 +109,24 @@ class TritonKernel:
         return int(self.metadata.shared)
 
 
+def _contiguous(a: np.ndarray, what: str) -> None:
+    if not (a.flags.c_contiguous or a.flags.f_contiguous):
+        raise LaunchError(f"{what} is a non-contiguous view: its strides would not hold in "
+                          "the device copy; pass np.ascontiguousarray(...) and its strides")
+
+
 def host_arg(a, what: str):
     """An argument as Triton's specialiser takes it: arrays as ArrayArg, numpy scalars as Python ones."""
     from triton import language as tl
+    if isinstance(a, Reinterpreted):
+        _contiguous(a.base, what)
+        return ArrayArg(a.dtype)
     if isinstance(a, np.ndarray):
         tl_name = NP_TO_TL.get(a.dtype.name)
         if tl_name is None:
-            raise LaunchError(f"{what}: numpy arrays of dtype {a.dtype} have no Triton pointer "
-                              f"type (supported: {', '.join(NP_TO_TL)})")
-        if not (a.flags.c_contiguous or a.flags.f_contiguous):
-            raise LaunchError(f"{what} is a non-contiguous view: its strides would not hold in "
-                              "the device copy; pass np.ascontiguousarray(...) and its strides")
+            raise LaunchError(f"{what}: numpy arrays of dtype {a.dtype} have no Triton pointer type (supported: "
+                              f"{', '.join(NP_TO_TL)}; others as bits: gpusim.triton.reinterpret(array, tl_dtype))")
+        _contiguous(a, what)
         return ArrayArg(getattr(tl, tl_name))
     if isinstance(a, np.bool_):
         return bool(a)

@@ -1,6 +1,7 @@
 """The Triton kernels of the example programs, written as in Triton's tutorials (01 vector add,
-02 fused softmax, 03 matrix multiplication, 05 layer norm) plus a tl.sum reduction and a
-tl.atomic_add histogram. Importing this module needs Triton (`pip install gpusim[triton]`)."""
+02 fused softmax, 03 matrix multiplication, 05 layer norm, 06 fused attention forward, compacted)
+plus a tl.sum reduction and a tl.atomic_add histogram. Importing this module needs Triton
+(`pip install gpusim[triton]`)."""
 import triton
 import triton.language as tl
 
@@ -111,3 +112,40 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
     c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
     c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
     tl.store(c_ptrs, c, mask=c_mask)
+
+
+@triton.jit
+def attn_fwd_kernel(Q, K, V, Out, sm_scale, stride_z, stride_h, stride_m, H, N_CTX, HEAD_DIM: tl.constexpr,
+                    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
+    """Tutorial 06's fused attention forward, compacted: one program per BLOCK_M query rows of one
+    (batch, head); Q K^T and P V on tl.dot with an online softmax (exp2, running max and sum) between
+    them, one loop whose blocks are masked on the diagonal when CAUSAL. N_CTX % BLOCK_M == 0."""
+    start_m = tl.program_id(0)
+    off_hz = tl.program_id(1)
+    base = (off_hz // H).to(tl.int64) * stride_z + (off_hz % H).to(tl.int64) * stride_h
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, HEAD_DIM)
+    q = tl.load(Q + base + offs_m[:, None] * stride_m + offs_d[None, :])
+    m_i = tl.full([BLOCK_M], float("-inf"), dtype=tl.float32)
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    qk_scale = sm_scale * 1.44269504          # 1/ln(2): exp(x) = exp2(x / ln 2)
+    if CAUSAL:
+        hi = (start_m + 1) * BLOCK_M
+    else:
+        hi = N_CTX
+    for start_n in range(0, hi, BLOCK_N):
+        kt = tl.load(K + base + (start_n + offs_n)[None, :] * stride_m + offs_d[:, None])
+        qk = tl.dot(q, kt) * qk_scale
+        if CAUSAL:
+            qk = tl.where(offs_m[:, None] >= (start_n + offs_n)[None, :], qk, -1.0e6)
+        m_ij = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.math.exp2(qk - m_ij[:, None])
+        alpha = tl.math.exp2(m_i - m_ij)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        v = tl.load(V + base + (start_n + offs_n)[:, None] * stride_m + offs_d[None, :])
+        acc = tl.dot(p.to(v.dtype), v, acc * alpha[:, None])
+        m_i = m_ij
+    acc = acc / l_i[:, None]
+    tl.store(Out + base + offs_m[:, None] * stride_m + offs_d[None, :], acc.to(Out.dtype.element_ty))

@@ -106,6 +106,37 @@ def test_array_dtypes_become_triton_pointer_types():
     assert [k.signature[p] for p in ("x_ptr", "y_ptr", "out_ptr")] == ["*fp16", "*i8", "*i64"]
 
 
+@triton.jit
+def widen(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n).to(tl.float32), mask=offs < n)
+
+
+def test_reinterpret_types_raw_bits_as_bf16_and_fp8_pointers_and_passes_the_array():
+    x = np.array([1.5, -2.0, 0.1, 3e38], np.float32)
+    bf16 = (x.view(np.uint32) >> 16).astype(np.uint16)         # bf16 = the top half of an fp32
+    out = np.zeros(4, np.float32)
+    k = gt.compile_for(widen, gt.reinterpret(bf16, tl.bfloat16), out, 4, BLOCK=4)
+    assert k.signature["x_ptr"] == "*bf16"
+    gt.jit_launch(widen, (1,), gt.reinterpret(bf16, "bfloat16"), out, 4, BLOCK=4, mode="functional")
+    np.testing.assert_array_equal(out, (bf16.astype(np.uint32) << 16).view(np.float32))
+    e4m3 = np.array([0x38, 0xC4, 0x01, 0x7E], np.uint8)          # 1, -3, 2^-9, 448
+    gt.jit_launch(widen, (1,), gt.reinterpret(e4m3, tl.float8e4nv), out, 4, BLOCK=4, mode="functional")
+    np.testing.assert_array_equal(out, [1.0, -3.0, 2.0 ** -9, 448.0])
+
+
+@pytest.mark.parametrize("array, dtype, words", [
+    (np.zeros(4, np.uint16), "float8e4nv", ["8 bits wide", "uint16"]),
+    (np.zeros(4, np.uint8), "float8", ["no triton.language dtype"]),
+    ([0, 1], "float8e4nv", ["numpy array", "list"]),
+])
+def test_reinterpret_refuses_other_widths_and_names(array, dtype, words):
+    with pytest.raises(LaunchError) as e:
+        gt.reinterpret(array, dtype)
+    for w in words:
+        assert w in str(e.value)
+
+
 def test_compiled_kernels_are_cached_per_specialisation():
     x, y, out = _vectors(64)
     assert gt.compile_for(add, x, y, out, 64, BLOCK=64) is gt.compile_for(add, x, y, out, 48, BLOCK=64)

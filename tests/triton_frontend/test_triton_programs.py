@@ -13,7 +13,7 @@ from programs.triton import all_programs  # noqa: E402
 
 PROGRAMS = all_programs()
 REQUIRED = {"triton_vecadd", "triton_softmax", "triton_layernorm", "triton_sum", "triton_histogram",
-            "triton_matmul", "triton_matmul_fp16"}
+            "triton_matmul", "triton_matmul_fp16", "triton_flash_attention", "triton_matmul_fp8"}
 
 
 def _launcher(gpu="h100"):
@@ -103,7 +103,8 @@ def test_gpusim_list_shows_the_triton_programs(capsys):
     assert "triton_matmul_fp16" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("name", ["triton_softmax", "triton_layernorm", "triton_sum", "triton_matmul"])
+@pytest.mark.parametrize("name", ["triton_softmax", "triton_layernorm", "triton_sum", "triton_matmul",
+                                  "triton_flash_attention", "triton_matmul_fp8"])
 def test_tritons_shared_memory_reductions_are_race_free_under_racecheck_and_synccheck(name):
     mod, runs = PROGRAMS[name], []
     launch = _launcher()
