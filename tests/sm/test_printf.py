@@ -10,8 +10,8 @@ from numba import cuda
 
 import gpusim
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "ptx"
-# tests/data/ptx/printf_cu.cu (nvcc -arch=sm_90 -ptx):
+DATA = Path(__file__).resolve().parent.parent / "data" / "printf"     # not in the PTX fuzzer's corpus
+# tests/data/printf/printf_cu.cu (nvcc -arch=sm_90 -ptx):
 #   printf("thread %d of %u: x=%.2f %s %c %lld %5.1e %x%%\n", i, n, x[i], "ok", 'A' + i,
 #          (long long)i * 1000000000000LL, x[i] * 1000.0f, 255 + i);
 # and what C's printf writes for it, by hand
