@@ -169,7 +169,7 @@ def step(P, M, w):
     elif op == OP_WGMMA:
         if P.ins[i, oc.F_CLASS] == oc.C_GMMA:
             M.cnt[oc.CNT_GMMA] += 1
-        exec_wgmma(P, mem_lanes(M), i, w, M.wlocal[w], emask, pc)
+        exec_wgmma(P, mem_lanes(M), i, w, M.wlocal[w], emask, pc, M.mx)
     elif op == OP_CPBULK:
         exec_cpbulk(P, mem_lanes(M), i, w, emask, pc)
     elif op == OP_ADDC or op == OP_SUBC or op == OP_MADC or (P.ins[i, oc.F_FLAGS] & oc.FL_CC) != 0:

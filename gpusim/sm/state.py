@@ -42,7 +42,8 @@ Mach = namedtuple("Mach", [
     "tr_addr", "tr_info",                 # last memory instruction's lane addresses and info (timing)
     "si", "sf",                           # scratch: int64[4, 32] and float64[4, 32] operand vectors
     "sregs",                              # int64[NSLOT, 32]: special registers read by the current instruction
-    "mx",                                 # float64[4, 512]: mma's A, B, C and D matrices (sm/mma.py)
+    "mx",                                 # float64[4, 8192]: mma's A, B, C and D matrices (sm/mma.py, first 512);
+                                          # wgmma's decoded A rows and B columns (sm/wgmma.py, rows 0 and 1)
     "san",                                # sanitizer state (sm/sanitize.py San; tiny unless a check is on)
 ])
 
@@ -110,7 +111,7 @@ def make_mach(k, n_warp_slots: int, n_cta_slots: int, gmem: np.ndarray, alo: np.
         tr_addr=np.zeros(32, np.int64), tr_info=np.zeros(8, np.int64),
         si=np.zeros((4, 32), np.int64), sf=np.zeros((4, 32), np.float64),
         sregs=np.zeros((oc.NSLOT, 32), np.int64),
-        mx=np.zeros((4, 512), np.float64),
+        mx=np.zeros((4, 8192), np.float64),
         san=make_san(checks, W, C, smem_bytes, NBAR, k.texts),
     )
 

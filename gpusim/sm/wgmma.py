@@ -142,7 +142,7 @@ def reg_element(P, M, row, nd, w, r, k, esize, kind):
 
 
 @njit(no_cpython_wrapper=True)
-def exec_wgmma(P, M, i, w, wlocal, emask, pc):
+def exec_wgmma(P, M, i, w, wlocal, emask, pc, mx):
     """wgmma.mma_async for warp slot w (warp `wlocal` of its CTA); fence/commit/wait have no functional effect."""
     if P.ins[i, oc.F_MOD] != WG_MMA or emask == 0:
         return
@@ -168,6 +168,24 @@ def exec_wgmma(P, M, i, w, wlocal, emask, pc):
     keep = bits(P, M, i, oc.S0 + 2, w, l0) & 1
     c = M.wcta[w]
     m0 = 16 * (wlocal % 4)
+    # the warp's 16 rows of A and the N columns of B, decoded once (each D element reads a row and a column)
+    av, bv = mx[0], mx[1]                  # av[r * kdim + k], bv[col * kdim + k]
+    for r in range(16):
+        for k in range(kdim):
+            if a_regs:
+                x = reg_element(P, M, row, nd, w, r, k, esize, ka)
+            else:
+                aa = desc_address_mn(da, m0 + r, k, esize) if flags & oc.WG_TRANS_A else \
+                    desc_address(da, m0 + r, esize * k)
+                x = smem_element(M, c, aa, esize, ka, w, pc)
+            av[r * kdim + k] = x if integer else sa * x
+    for col in range(n):
+        for k in range(kdim):
+            ba = desc_address_mn(db, col, k, esize) if flags & oc.WG_TRANS_B else desc_address(db, col, esize * k)
+            x = smem_element(M, c, ba, esize, kb, w, pc)
+            bv[col * kdim + k] = x if integer else sb * x
+    if M.err[0] != 0:
+        return
     for l in range(32):
         if not (emask >> l) & 1:
             continue
@@ -176,24 +194,15 @@ def exec_wgmma(P, M, i, w, wlocal, emask, pc):
             r = g + 8 * ((j >> 1) & 1)          # row within the warp's 16
             col = 8 * (j >> 2) + 2 * t + (j & 1)
             reg = P.vlist[row, 1 + j]
-            acc = np.float32(f32_of(M.R[w, reg, l])) if keep else np.float32(0.0)
-            iacc = (((M.R[w, reg, l] & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000) if keep else np.int64(0)
-            for k in range(kdim):
-                if a_regs:
-                    av = reg_element(P, M, row, nd, w, r, k, esize, ka)
-                else:
-                    aa = desc_address_mn(da, m0 + r, k, esize) if flags & oc.WG_TRANS_A else \
-                        desc_address(da, m0 + r, esize * k)
-                    av = smem_element(M, c, aa, esize, ka, w, pc)
-                ba = desc_address_mn(db, col, k, esize) if flags & oc.WG_TRANS_B else desc_address(db, col, esize * k)
-                bv = smem_element(M, c, ba, esize, kb, w, pc)
-                if integer:
-                    iacc += np.int64(av) * np.int64(bv)
-                else:
-                    acc = np.float32(np.float64(acc) + (sa * av) * (sb * bv))
             if integer:
+                iacc = (((M.R[w, reg, l] & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000) if keep else np.int64(0)
+                for k in range(kdim):
+                    iacc += np.int64(av[r * kdim + k]) * np.int64(bv[col * kdim + k])
                 if flags & oc.WG_SATFINITE:
                     iacc = min(max(iacc, -(np.int64(1) << 31)), (np.int64(1) << 31) - 1)
                 M.R[w, reg, l] = iacc & 0xFFFFFFFF
             else:
+                acc = np.float32(f32_of(M.R[w, reg, l])) if keep else np.float32(0.0)
+                for k in range(kdim):
+                    acc = np.float32(np.float64(acc) + av[r * kdim + k] * bv[col * kdim + k])
                 M.R[w, reg, l] = bits_of_f32(acc)
