@@ -9,7 +9,7 @@ Arrays are `TYPE[N]=INIT` and are passed to a kernel as a 64-bit device pointer:
     f32[1]=fill:0       every element VALUE
 
 Scalars are `TYPE=VALUE`: `i32=4096`, `f32=2.5`, `u64=7`, `u32=0xff`.
-TYPE is one of f32 f64 i8 i16 i32 i64 u8 u16 u32 u64. Integer values are Python integer literals
+TYPE is one of f16 f32 f64 i8 i16 i32 i64 u8 u16 u32 u64. Integer values are Python integer literals
 (decimal, 0x.., 0o.., 0b..) and must fit the type; float values are anything float() reads.
 """
 from __future__ import annotations
@@ -19,6 +19,7 @@ import re
 import numpy as np
 
 DTYPES = {
+    "f16": np.float16,
     "f32": np.float32,
     "f64": np.float64,
     "i8": np.int8,
@@ -73,6 +74,8 @@ def _length(text: str, digits: str) -> int:
 
 def _array(text: str, dtype: np.dtype, n: int, init: str, rng: np.random.Generator) -> np.ndarray:
     if init == "rand":
+        if dtype == np.float16:        # numpy draws float32/64 only: rounded to half
+            return rng.random(n, dtype=np.float32).astype(np.float16)
         if dtype.kind == "f":
             return rng.random(n, dtype=dtype)
         return rng.integers(0, RAND_INT_HIGH, size=n, dtype=dtype)

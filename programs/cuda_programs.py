@@ -19,6 +19,15 @@ def _matmul_reference(args):
     return {2: (a @ b).astype(np.float32).ravel()}
 
 
+GM = 128         # gemm_mma_cu: GM x GM x GM, f16 inputs, f32 result
+
+
+def _gemm_mma_reference(args):
+    a = args[0].astype(np.float64).reshape(GM, GM)
+    bt = args[1].astype(np.float64).reshape(GM, GM)
+    return {2: (a @ bt.T).astype(np.float32).ravel()}
+
+
 def _transpose_reference(args):
     return {1: args[0].reshape(TR, TR).T.ravel().copy()}
 
@@ -52,6 +61,10 @@ def _spec(file, kernel, grid, block, args, reference, rtol=0.0, atol=0.0):
 
 
 CUDA_PROGRAMS = {
+    "gemm_mma_cu": _spec(
+        "gemm_mma_cu.ptx", "gemm_mma", (GM // 16, GM // 32, 1), (128, 1, 1),
+        [f"f16[{GM * GM}]=rand", f"f16[{GM * GM}]=rand", f"f32[{GM * GM}]=zeros", f"i32={GM}", f"i32={GM}",
+         f"i32={GM}"], _gemm_mma_reference, rtol=1e-4, atol=1e-4),
     "matmul_tiled_cu": _spec(
         "matmul_tiled_cu.ptx", "matmul_tiled", (MAT // 16, MAT // 16, 1), (16, 16, 1),
         [f"f32[{MAT * MAT}]=rand", f"f32[{MAT * MAT}]=rand", f"f32[{MAT * MAT}]=zeros", f"i32={MAT}"],
