@@ -230,6 +230,8 @@ EXAMPLES = {
     "set": ("set.lt.{t}.s32 %d, %i, %i;", "set.lt.u32.{t} %u, %a, %b;"),
     "slct": ("slct.{t}.s32 %d, %a, %b, %i;", "slct.u32.{t} %u, %u, %u, %a;"),
     "cvt": ("cvt{R}.{t}.f32 %d, %f{F};", "cvt{R}.f32.{t} %f, %a;"),
+    "dp4a": ("dp4a.{t}.u32 %d, %a, %u, %a;", "dp4a.u32.{t} %u, %u, %a, %u;"),
+    "dp2a": ("dp2a.lo.{t}.u32 %d, %a, %u, %a;", "dp2a.hi.u32.{t} %u, %u, %a, %u;"),
 }
 
 
