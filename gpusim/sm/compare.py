@@ -96,23 +96,30 @@ def _combine(op, r, c):
     return r != c
 
 
+@njit
+def _half_pair(P, M, i, w, l, bf, ftz):
+    """The low-half and high-half comparisons of an f16x2 / bf16x2 setp or set, each combined with c."""
+    c = P.ins[i, oc.F_MOD]
+    comb = P.ins[i, oc.F_MOD2]
+    a = bits(P, M, i, oc.S0, w, l)
+    b = bits(P, M, i, oc.S0 + 1, w, l)
+    lo = cmp_float(c, half_value(a, bf, ftz), half_value(b, bf, ftz))
+    hi = cmp_float(c, half_value(a >> 16, bf, ftz), half_value(b >> 16, bf, ftz))
+    if comb != 0:
+        x = (bits(P, M, i, oc.S0 + 2, w, l) & 1) != 0
+        lo = _combine(comb, lo, x)
+        hi = _combine(comb, hi, x)
+    return lo, hi
+
+
 @njit(no_cpython_wrapper=True)
 def _setp_pair(P, M, i, w, mask, bf):
     """setp.f16x2 / .bf16x2 p|q, a, b{, c}: p from the low halves, q from the high halves."""
-    c = P.ins[i, oc.F_MOD]
-    comb = P.ins[i, oc.F_MOD2]
     ftz = (P.ins[i, oc.F_FLAGS] & oc.FL_FTZ) != 0
     for l in range(32):
         if not (mask >> l) & 1:
             continue
-        a = bits(P, M, i, oc.S0, w, l)
-        b = bits(P, M, i, oc.S0 + 1, w, l)
-        lo = cmp_float(c, half_value(a, bf, ftz), half_value(b, bf, ftz))
-        hi = cmp_float(c, half_value(a >> 16, bf, ftz), half_value(b >> 16, bf, ftz))
-        if comb != 0:
-            x = (bits(P, M, i, oc.S0 + 2, w, l) & 1) != 0
-            lo = _combine(comb, lo, x)
-            hi = _combine(comb, hi, x)
+        lo, hi = _half_pair(P, M, i, w, l, bf, ftz)
         put(P, M, i, oc.D0, w, l, 1 if lo else 0)
         put(P, M, i, oc.D0 + 1, w, l, 1 if hi else 0)
 
@@ -152,21 +159,12 @@ def _half_true(dty):
 @njit(no_cpython_wrapper=True)
 def _set_pair(P, M, i, w, mask, bf, dty):
     """set.CmpOp.dtype.f16x2 / .bf16x2 d, a, b{, c}: each half of d from the halves of a and b."""
-    c = P.ins[i, oc.F_MOD]
-    comb = P.ins[i, oc.F_MOD2]
     ftz = (P.ins[i, oc.F_FLAGS] & oc.FL_FTZ) != 0
     t = _half_true(dty)
     for l in range(32):
         if not (mask >> l) & 1:
             continue
-        a = bits(P, M, i, oc.S0, w, l)
-        b = bits(P, M, i, oc.S0 + 1, w, l)
-        lo = cmp_float(c, half_value(a, bf, ftz), half_value(b, bf, ftz))
-        hi = cmp_float(c, half_value(a >> 16, bf, ftz), half_value(b >> 16, bf, ftz))
-        if comb != 0:
-            x = (bits(P, M, i, oc.S0 + 2, w, l) & 1) != 0
-            lo = _combine(comb, lo, x)
-            hi = _combine(comb, hi, x)
+        lo, hi = _half_pair(P, M, i, w, l, bf, ftz)
         put(P, M, i, oc.D0, w, l, (t if lo else 0) | ((t if hi else 0) << 16))
 
 
