@@ -179,14 +179,13 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
     checks = parse_checks(check)
     progress = opts.pop("progress", None)
     read_symbols = tuple(opts.pop("read_symbols", ()))
-    if "cluster" in opts:
-        raise LaunchError("cluster=: thread-block clusters are not implemented in gpusim (every block is a "
-                          "cluster of one; barrier.cluster, mapa and %cluster* are refused at load)")
+    cluster_opt = opts.pop("cluster", None)
     if opts:
         raise LaunchError(f"unknown launch option(s): {', '.join(sorted(opts))}")
     k = _resolve(kernel, args, signature, fma)
     d = k.decoded
     _check_launch_bounds(d, b)
+    cluster = _cluster_dims(cluster_opt, d, g, spec, cooperative)
     if cooperative:
         _check_cooperative(d, spec, g, b, shared_mem, regs_per_thread)
     smem_limit = spec.sm.smem - spec.sm.smem_per_cta_reserved
@@ -204,7 +203,7 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
     pmem = pack_params(k, values)
     try:
         res = _run(k, d, mem, pmem, g, b, spec, mode, shared_mem, max_instructions, regs_per_thread, progress,
-                   copies, stack_size, cooperative, checks)
+                   copies, stack_size, cooperative, checks, cluster)
     except MemoryError:
         raise LaunchError(f"this machine has not the memory to simulate this launch on {spec.name} "
                           f"(device memory {mem.size} B, local memory {d.local_size} B per thread)") from None
@@ -233,6 +232,31 @@ def _device_output(res, d, mem, read_symbols) -> None:
               f"{devrt.FIFO_BYTES}-byte printf FIFO holds (as on the GPU)", file=sys.stderr)
 
 
+def _cluster_dims(opt, d, g, spec, cooperative):
+    """(cluster dims, explicit): from launch(cluster=...) or the kernel's .reqnctapercluster; (1, 1, 1),
+    False without clusters. The driver's rules: the grid is whole clusters, at most max_cluster CTAs."""
+    req = d.directives.get("reqnctapercluster")
+    req = tuple(int(x) for x in req) + (1,) * (3 - len(req)) if req else None
+    if opt is None and req is None:
+        if "explicitcluster" in d.directives:
+            raise LaunchError("the kernel is compiled for thread-block clusters (.explicitcluster): launch it "
+                              "with cluster=(x, y, z)")
+        return (1, 1, 1), False
+    cl = _dim3(opt, "cluster") if opt is not None else req
+    if req is not None and cl != req:
+        raise LaunchError(f"cluster={cl}: the kernel requires clusters of {req} CTAs (.reqnctapercluster)")
+    n = cl[0] * cl[1] * cl[2]
+    if n > spec.gigathread.max_cluster:
+        raise LaunchError(f"a cluster of {n} CTAs exceeds the {spec.gigathread.max_cluster} {spec.name} allows "
+                          "(gigathread.max_cluster" + ("; no clusters before sm_90)" if spec.gigathread.max_cluster
+                                                       == 1 else ", the portable cluster size)"))
+    if any(gd % c for gd, c in zip(g, cl)):
+        raise LaunchError(f"grid {g} is not a whole number of clusters of {cl} in every dimension")
+    if cooperative and n > 1:
+        raise LaunchError("a cooperative launch with clusters is not simulated (launch one or the other)")
+    return cl, True
+
+
 def _check_launch_bounds(d, b) -> None:
     """A kernel compiled with .maxntid (launch bounds) cannot run a larger block; one with .reqntid
     runs only that block shape: the driver refuses either launch (CUDA_ERROR_INVALID_VALUE)."""
@@ -256,7 +280,7 @@ def _check_capacity(d, args, spec) -> None:
 
 
 def _run(k, d, mem, pmem, g, b, spec, mode, shared_mem, max_instructions, regs_per_thread, progress, copies,
-         stack_size, cooperative, checks):
+         stack_size, cooperative, checks, cluster):
     import time
     mem.build()
     cold = not jitcache.is_warm(mode)
@@ -267,14 +291,14 @@ def _run(k, d, mem, pmem, g, b, spec, mode, shared_mem, max_instructions, regs_p
     if mode == "timing":
         from gpusim.timing.engine import run_timing
         run = run_timing(d, mem, pmem, g, b, spec, shared_mem, max_instructions, regs_per_thread=regs_per_thread,
-                         progress=progress, stack_size=stack_size, checks=checks)
+                         progress=progress, stack_size=stack_size, checks=checks, cluster=cluster)
         res = LaunchResult(kernel=d.name, grid=g, block=b, mode="timing", gpu=spec.name, decoded=d,
                            metrics=run.metrics, cycles=run.cycles, per_pc=run.per_pc,
                            timing={"occupancy": run.occupancy, "clock_mhz": spec.clock_mhz},
                            sanitizer=run.sanitizer)
     else:
         res = _run_functional(k, d, mem, pmem, g, b, spec, shared_mem, max_instructions, stack_size, cooperative,
-                              checks)
+                              checks, cluster)
     res.wall_s = time.perf_counter() - t0
     if cold:
         jitcache.mark_warm(mode)
@@ -306,15 +330,16 @@ def _check_cooperative(d, spec, g, b, shared_mem, regs_per_thread):
 
 
 def _run_functional(k, d, mem, pmem, g, b, spec, shared_mem, budget, stack_size=None,
-                    cooperative=False, checks=(0, ())) -> LaunchResult:
+                    cooperative=False, checks=(0, ()), cluster=((1, 1, 1), False)) -> LaunchResult:
     nthreads = b[0] * b[1] * b[2]
     nwarps = (nthreads + 31) // 32
     total = g[0] * g[1] * g[2]
-    together = total if cooperative else 1      # CTAs resident at once
+    ncl = cluster[0][0] * cluster[0][1] * cluster[0][2]
+    together = total if cooperative else ncl      # CTAs resident at once
     P = make_prog(d)
     M = make_mach(d, nwarps * together, together, mem.gmem, mem.alo, mem.ahi, pmem, b, g, spec.n_sm, shared_mem,
-                  budget, stack_size, checks=checks[0])
-    r = run_grid_together(P, M, total, 256) if cooperative else run_grid(P, M, 0, total, 4096)
+                  budget, stack_size, checks=checks[0], cluster=cluster[0], explicit_cluster=cluster[1])
+    r = run_grid_together(P, M, total, 256) if cooperative else run_grid(P, M, 0, total // ncl, 4096)
     if r != 0:
         raise kernel_fault(d, M, g, b, checks[1])
     res = LaunchResult(kernel=d.name, grid=g, block=b, mode="functional", gpu=spec.name, decoded=d)

@@ -61,6 +61,8 @@ class GPUSpec:
     def validate(self, prefix: str = "") -> None:
         if self.n_sm < 1:
             raise ConfigError(f"bad value for '{prefix}n_sm': must be at least 1")
+        if self.gigathread.gpcs > self.n_sm:
+            raise ConfigError(f"bad value for '{prefix}gigathread.gpcs': more GPCs than the {self.n_sm} SMs")
         if self.clock_mhz <= 0:
             raise ConfigError(f"bad value for '{prefix}clock_mhz': must be positive")
 
@@ -68,6 +70,7 @@ class GPUSpec:
 H100 = GPUSpec()
 A100 = H100.with_(
     name="a100", description="NVIDIA A100 SXM4 40GB (sm_80)", n_sm=108, clock_mhz=1410.0,
+    gigathread={"gpcs": 7, "max_cluster": 1},
     sm={"smem": 167936},
     # A100 whitepaper: 312 dense FP16 tensor TFLOPS = 108 SMs x 2048 FLOP/cycle x 1410 MHz; TF32 156, INT8 624
     # TOPS, FP64 tensor 19.5 TFLOPS (128 FLOP/cycle/SM); no FP8 mma on sm_80 (given INT8's rate)
@@ -78,6 +81,7 @@ A100 = H100.with_(
     dram={"latency": 400, "bandwidth": 1.55e12 / 1410e6, "capacity": 40536 << 20})
 V100 = H100.with_(
     name="v100", description="NVIDIA V100 SXM2 16GB (sm_70)", n_sm=80, clock_mhz=1530.0,
+    gigathread={"gpcs": 6, "max_cluster": 1},
     # V100 whitepaper: 125 FP16 tensor TFLOPS = 80 SMs x 1024 FLOP/cycle x 1530 MHz. sm_70 runs only f16
     # mma (m8n8k4, which gpusim does not model); the other rates are given as f16's / FP64's for completeness
     pipes={"tensor_f16": 1024, "tensor_tf32": 1024, "tensor_int8": 1024, "tensor_fp8": 1024, "tensor_f64": 64,
@@ -89,7 +93,7 @@ V100 = H100.with_(
     dram={"latency": 350, "bandwidth": 0.85e12 / 1530e6, "capacity": 16160 << 20})
 TINY = H100.with_(
     name="tiny", description="two small SMs for teaching and tests", n_sm=2,
-    gigathread={"launch_overhead": 0},
+    gigathread={"launch_overhead": 0, "gpcs": 1},
     sm={"max_threads": 512, "max_warps": 16, "max_ctas": 4, "regs": 16384, "smem": 16384},
     fetch={"miss_latency": 0},
     l1={"size": 4096},

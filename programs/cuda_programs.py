@@ -51,6 +51,10 @@ def _histogram_reference(args):
     return {1: (args[1] + np.bincount(args[0] & 255, minlength=256)).astype(np.uint32)}
 
 
+def _histogram_dsm_reference(args):
+    return {1: (args[1] + np.bincount(args[0] & 1023, minlength=1024)).astype(np.uint32)}
+
+
 def _bitonic_reference(args, seg=1024):
     return {0: np.sort(args[0].reshape(-1, seg), axis=1).ravel()}
 
@@ -87,6 +91,9 @@ CUDA_PROGRAMS = {
     "histogram_cu": _spec(
         "histogram_cu.ptx", "histogram", (8, 1, 1), (256, 1, 1),
         [f"i32[{N}]=rand", "u32[256]=zeros", f"i32={N}"], _histogram_reference),
+    "histogram_dsm_cu": _spec(     # thread-block clusters of 4 (compiled in): bins in distributed shared memory
+        "histogram_dsm_cu.ptx", "histogram_dsm", (16, 1, 1), (256, 1, 1),
+        [f"i32[{4 * N}]=rand", "u32[1024]=zeros", f"i32={4 * N}"], _histogram_dsm_reference),
     "bitonic_sort_cu": _spec(
         "bitonic_sort_cu.ptx", "bitonic_sort", (8, 1, 1), (512, 1, 1),
         ["f32[8192]=rand"], _bitonic_reference),

@@ -45,6 +45,7 @@ TYPES = {
     "cp": NONE, "ldmatrix": ("b16",), "stmatrix": ("b16",), "elect": NONE,
     "mma": ("f16", "bf16", "tf32", "e4m3", "e5m2", "s8", "u8", "f64"),
     "mbarrier": ("b64",), "wgmma": NONE, "cpbulk": NONE, "dp4a": ("u32", "s32"), "dp2a": ("u32", "s32"),
+    "mapa": ("u32", "u64"), "getctarank": ("u32", "u64"),
 }
 TYPES["cvt"] += ("tf32", "e4m3x2", "e5m2x2")
 SECOND = {"cvt": CVT + ("e4m3x2", "e5m2x2"), "set": B + INT + F + HALF, "slct": ("s32", "f32"),

@@ -26,7 +26,10 @@ FAMILY = {
     "red": " ".join("." + k for k in oc.ATOM if k not in ("cas", "exch")) + "; " + _SPACES,
     "shfl": ".sync " + " ".join("." + k for k in oc.SHFL), "vote": ".sync " + " ".join("." + k for k in oc.VOTE),
     "redux": ".sync " + " ".join("." + k for k in oc.REDUX),
-    "bar": " ".join("." + k for k in list(oc.BAR) + list(oc.BARRED)) + " .warp (barrier = bar)",
+    "bar": " ".join("." + k for k in list(oc.BAR) + list(oc.BARRED)) + " .warp (barrier = bar); "
+           "barrier.cluster.arrive (.release .relaxed) / .wait (.acquire), .aligned",
+    "mapa": ".shared::cluster (or generic): the address of a shared variable in the CTA of a rank",
+    "getctarank": ".shared::cluster (or generic): the rank of the CTA an address belongs to",
     "testp": " ".join("." + k for k in oc.TESTP), "cvta": ".to " + _SPACES,
     "ld": _SPACES + "; .v2 .v4; .volatile", "ldu": ".global; .v2 .v4", "st": _SPACES + "; .v2 .v4; .volatile",
     "prefetch": _SPACES, "membar": ".gl .cta .sys (fence = membar; also fence.proxy.async, fence.mbarrier_init)",
@@ -113,7 +116,7 @@ REJECTED_FORMS = [
     ("`.v8` vectors", "ld.global.v8.b32 {%u, %u, %u, %u, %u, %u, %u, %u}, [%A];", ".v8 vectors"),
     ("vector atomics (atom.v2 / .v4)", "atom.global.v2.f32.add {%f, %f}, [%A], {%f, %f};", "vector atomics"),
     ("predicated `call` (@p call)", "@%p call.uni f;", "predicated call"),
-    ("special registers %envreg<N>, %pm<N>, %reserved_smem*, ... (the %cluster* registers read as clusters of one)",
+    ("special registers %envreg<N>, %pm<N>, %reserved_smem*, ... (the %cluster* registers are modelled)",
      "mov.u32 %u, %envreg0;",
      "special register %envreg0"),
     ("`mma` shapes other than m16n8k8/k16/k32 and m8n8k4.f64",
@@ -143,8 +146,6 @@ REJECTED_FORMS = [
      "does not take .f16 with .bf16"),
     ("wgmma.mma_async with an .f16 accumulator",
      "wgmma.mma_async.sync.aligned.m64n8k16.f16.f16.f16 {%u, %u}, %A, %A, 1, 1, 1, 0, 0;", ".f16 accumulator"),
-    ("thread-block clusters of several CTAs: barrier.cluster (and mapa, not decoded; kernels with "
-     ".reqnctapercluster > 1 or .explicitcluster)", "barrier.cluster.arrive;", "barrier.cluster"),
 ]
 
 
@@ -171,7 +172,7 @@ def markdown() -> str:
     aliases = ", ".join(f"`{a}`" for a, b in oc.OP_ALIASES.items() if b == "nop")
     lines += ["", f"Accepted without effect: {aliases} (`setmaxnreg.inc/.dec`: gpusim does not model register "
               "reallocation), `prefetch`, `bar.warp.sync`. Not decoded at all (an error names the instruction and "
-              "its line): opcodes not in this table, e.g. `wmma`, `tex`/`suld`/`sust`, `mapa`, `brx.idx`, indirect "
+              "its line): opcodes not in this table, e.g. `wmma`, `tex`/`suld`/`sust`, `st.async`, `red.async`, `brx.idx`, indirect "
               "calls, `createpolicy`. `cp.async.bulk` decodes as `cpbulk`, `cp.async.mbarrier.arrive` as "
               "`mbarrier.cparrive` (gpusim/isa/hopper.py).", ""]
     return "\n".join(lines)
@@ -220,6 +221,7 @@ EXAMPLES = {
     "stmatrix": ".shared .align 16 .b8 smbuf[128]; mov.u32 %u, smbuf; "
                 "stmatrix.sync.aligned.m8n8.x1.shared.{t} [%u], {%u};",
     "elect": "elect.sync %u|%p, -1;",
+    "mapa": "mapa.shared::cluster.{t} %d, %a, 0;", "getctarank": "getctarank.shared::cluster.{t} %u, %a;",
     "mma": {**{t: f"mma.sync.aligned.{sh}.row.col.f32.{t}.{t}.f32 {{%f,%f,%f,%f}}, {{%u,%u,%u,%u}}, {{%u,%u}}, "
                   "{%f,%f,%f,%f};" for t, sh in (("f16", "m16n8k16"), ("bf16", "m16n8k16"), ("tf32", "m16n8k8"),
                                                    ("e4m3", "m16n8k32"), ("e5m2", "m16n8k32"))},

@@ -19,7 +19,7 @@ from gpusim.isa.ccflag import attach_carry
 from gpusim.isa.cfg import reconverge
 from gpusim.isa.classes import instruction_class
 from gpusim.isa.forms import check_instruction, reg_type, special_register_family
-from gpusim.isa.hopper import decode_hopper, refuse_cluster, refuse_cluster_kernel, rename_cp
+from gpusim.isa.hopper import decode_hopper, rename_cp
 from gpusim.isa.immediates import imm_bits
 from gpusim.isa.layout import Layout as _Layout
 from gpusim.isa.layout import align as _align
@@ -209,7 +209,6 @@ class Decoder:
 
     # ------------------------------------------------------------------ main
     def decode(self) -> DecodedKernel:
-        refuse_cluster_kernel(self, self.k)
         self.layout()
         for name in sorted(self.cyclic):        # recursion: frames per activation (calls.py)
             self.frame_reg[name] = self.regs[(name, FRAME_REG)] = len(self.reg_words)
@@ -306,7 +305,6 @@ class Decoder:
     def instr(self, pc, fn, it: ast.Instr, ins, opk, opv, opo, labels, entries, retf, calls):
         if it.base == "cp":
             it = rename_cp(self, it)        # hopper.py: cp.async.mbarrier.arrive, cp.async.bulk
-        refuse_cluster(self, it)
         base = it.base
         base = oc.OP_ALIASES.get(base, base) if base in oc.OP_ALIASES else base
         if base is None or base not in oc.OP:

@@ -44,12 +44,13 @@ FORMS = {
     "activemask": ("d",), "redux": ("d, a, m",), "match": ("d[|p], a, m",),
     "cp": ("[a], [a], a", "[a], [a], a, b", "", "a"), "ldmatrix": ("{D}, [a]",), "stmatrix": ("[a], {A}",),
     "mma": ("{D}, {A}, {A}, {A}",), "elect": ("d[|p], m",),
+    "mapa": ("d, a, b",), "getctarank": ("d, a",),
     **hopper.FORMS,     # mbarrier, wgmma, cpbulk: per sub-operation in hopper.FORMS_BY_SUB
 }
 # valid PTX operand lists gpusim does not implement: (opcode, operand count) -> why
 UNSUPPORTED_FORMS = {("min", 4): "three-input min/max is not implemented",
                      ("max", 4): "three-input min/max is not implemented"}
-_ENVREG = ("%envreg", "%pm", "%cluster", "%nclusterid", "%is_explicit_cluster", "%reserved_smem",
+_ENVREG = ("%envreg", "%pm", "%cluster", "%nclusterid", "%reserved_smem",   # %cluster*: the vector forms
            "%aggr_smem_size", "%current_graph_exec")
 
 
@@ -59,8 +60,8 @@ def forms_for(base: str, m, mods: list) -> tuple:
     if base == "atom":
         forms = forms[1:] if m.sub == oc.A_CAS else forms[:1]
     elif base == "bar":
-        forms = {oc.BAR["sync"]: forms[:2], oc.BAR["arrive"]: forms[1:2], oc.BAR["red"]: forms[2:]}.get(
-            m.sub, forms[:1])
+        forms = {oc.BAR["sync"]: forms[:2], oc.BAR["arrive"]: forms[1:2], oc.BAR["red"]: forms[2:],
+                 oc.BAR_CLUSTER_ARRIVE: ("",), oc.BAR_CLUSTER_WAIT: ("",)}.get(m.sub, forms[:1])
     elif base == "match" and m.sub == oc.MATCH["any"]:
         forms = ("d, a, m",)             # only match.all writes a predicate
     elif base in hopper.FORMS:

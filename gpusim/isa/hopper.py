@@ -4,8 +4,8 @@
   as `cpbulk.g2s` (global -> shared::cluster with mbarrier::complete_tx::bytes), `cpbulk.s2g` (shared::cta ->
   global, bulk_group), `cpbulk.commit_group`, `cpbulk.wait_group{.read}`. TMA tensor copies, bulk prefetch,
   shared-to-shared (cluster) bulk copies and `cp.reduce.async.bulk` are refused by name.
-- Clusters are not modelled: every CTA is a cluster of one, so `.shared::cluster` addresses are the CTA's own
-  shared memory; `barrier.cluster` (`refuse_cluster`), `mapa` and the `%cluster*` registers are refused.
+- Thread-block clusters: `.shared::cluster` addresses may name another CTA of the cluster (gpusim/sm/cluster.py);
+  `barrier.cluster`, `mapa`, `getctarank` and the `%cluster*` registers decode as ordinary instructions.
 - `FORMS`: operand forms per sub-operation (forms.py checks them).
 - `hopper_rule`: types and shapes accepted (accept.py asks it).
 - `decode_hopper`: operands into slots. wgmma.mma_async keeps its register vectors (D: N/2 f32 registers; A:
@@ -106,24 +106,6 @@ def _rename_tensor(dec, it, rest):
         _unsupported(dec, it, "cp.async.bulk.tensor copies between global and shared memory only")
     return ast.Instr(".".join(["cpbulk", sub] + rest), it.operands, it.line, it.col, it.text, it.guard,
                      it.guard_neg, it.loc)
-
-
-def refuse_cluster(dec, it: ast.Instr) -> None:
-    """barrier.cluster: thread-block clusters are not modelled (every CTA is a cluster of one)."""
-    if it.base in ("barrier", "bar") and "cluster" in it.mods:
-        _unsupported(dec, it, "barrier.cluster (thread-block clusters) is not implemented")
-
-
-def refuse_cluster_kernel(dec, fn) -> None:
-    """A kernel that must run in clusters of several CTAs (.reqnctapercluster > 1, .explicitcluster)."""
-    dims = fn.directives.get("reqnctapercluster")
-    size = 1
-    for x in dims or []:
-        size *= x
-    if size > 1 or "explicitcluster" in fn.directives:
-        what = ".explicitcluster" if size <= 1 else ".reqnctapercluster " + ", ".join(str(x) for x in dims)
-        raise UnsupportedInstruction(what, dec.file, fn.line, "", "thread-block clusters of more than one CTA are "
-                                     "not implemented (gpusim runs every CTA as a cluster of one)")
 
 
 def wgmma_shape(tok: str):

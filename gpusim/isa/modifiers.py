@@ -92,6 +92,13 @@ def _family(base: str, tok: str, m: Mods) -> bool:
         m.sub = oc.REDUX[tok]
         return True
     if base in ("bar", "barrier"):
+        if tok == "cluster":
+            m.sub = oc.BAR_CLUSTER_ARRIVE       # barrier.cluster.arrive | .wait (sm/cluster.py)
+            return True
+        if m.sub in (oc.BAR_CLUSTER_ARRIVE, oc.BAR_CLUSTER_WAIT):
+            if tok == "wait":
+                m.sub = oc.BAR_CLUSTER_WAIT
+            return tok in ("arrive", "wait", "release", "relaxed", "acquire", "aligned")
         if tok in oc.BAR:
             if m.sub != 3:       # bar.warp.sync stays a warp barrier: `.sync` follows `.warp`
                 m.sub = oc.BAR[tok]

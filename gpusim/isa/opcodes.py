@@ -23,6 +23,7 @@ OPS = [
     # Hopper asynchronous instructions (gpusim/isa/hopper.py); cp.async.bulk.* decodes as "cpbulk"
     "mbarrier", "wgmma", "cpbulk",
     "dp4a", "dp2a",   # integer dot products of packed 8-/16-bit elements (sm/alu_int.py exec_dot)
+    "mapa", "getctarank",   # distributed shared memory addresses of a thread-block cluster (sm/cluster.py)
 ]
 OP = {name: i for i, name in enumerate(OPS)}
 OP_ALIASES = {"barrier": "bar", "fence": "membar", "fma": "fma", "ld": "ld", "pmevent": "nop",
@@ -69,6 +70,8 @@ A_ADD, A_MIN, A_MAX, A_INC, A_DEC, A_EXCH, A_CAS, A_AND, A_OR, A_XOR = range(10)
 SHFL = {"up": 0, "down": 1, "bfly": 2, "idx": 3}
 VOTE = {"all": 0, "any": 1, "uni": 2, "ballot": 3}
 BAR = {"sync": 0, "arrive": 1, "red": 2}
+# barrier.cluster.arrive / .wait (F_MOD; 3 is bar.warp.sync): sm/cluster.py
+BAR_CLUSTER_ARRIVE, BAR_CLUSTER_WAIT = 4, 5
 BARRED = {"popc": 0, "and": 1, "or": 2}
 TESTP = {"finite": 0, "infinite": 1, "number": 2, "notanumber": 3, "normal": 4, "subnormal": 5}
 REDUX = {"add": 0, "min": 1, "max": 2, "and": 3, "or": 4, "xor": 5}
@@ -115,7 +118,7 @@ SREGS = ["tid.x", "tid.y", "tid.z", "ntid.x", "ntid.y", "ntid.z", "ctaid.x", "ct
          "lanemask_eq", "lanemask_le", "lanemask_lt", "lanemask_ge", "lanemask_gt",
          "clock", "clock64", "globaltimer", "globaltimer_lo", "globaltimer_hi", "dynamic_smem_size",
          "total_smem_size", "clock_hi",
-         # clusters: gpusim runs every CTA as a cluster of one (kernels that need larger clusters are refused)
+         # thread-block clusters (sm/operands.py; 1 x 1 x 1 when launched without clusters)
          "clusterid.x", "clusterid.y", "clusterid.z", "nclusterid.x", "nclusterid.y", "nclusterid.z",
          "cluster_ctaid.x", "cluster_ctaid.y", "cluster_ctaid.z", "cluster_nctaid.x", "cluster_nctaid.y",
          "cluster_nctaid.z", "cluster_ctarank", "cluster_nctarank", "is_explicit_cluster"]

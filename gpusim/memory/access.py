@@ -9,13 +9,18 @@ import numpy as np
 
 from gpusim.isa import opcodes as oc
 from gpusim.isa.spaces import (
+    CLUSTER_SHIFT,
     CONST_WINDOW,
+    MAX_CLUSTER,
     GLOBAL_BASE,
     LOCAL_WINDOW,
     PARAM_WINDOW,
     SHARED_WINDOW,
+    SMEM_OFFSET_MASK,
     WINDOW_SIZE,
 )
+
+CL_SIZE = MAX_CLUSTER      # sm/state.py Mach.clslot: column CL_SIZE holds the cluster's size
 from gpusim.jit import njit
 
 
@@ -63,6 +68,15 @@ def locate(M, space, addr, size, w, l, pc):
         return -1, 0
     if sp == oc.SP_SHARED:
         lim = M.smem.shape[1]
+        rank = (a >> CLUSTER_SHIFT) - 1
+        if rank >= 0:      # another CTA of the cluster (distributed shared memory)
+            if rank >= M.clslot[M.wcta[w], CL_SIZE]:
+                fault(M, oc.E_OOB, w, l, pc, addr, size, sp)
+                return -1, 0
+            if (a & SMEM_OFFSET_MASK) + size > lim:
+                fault(M, oc.E_OOB, w, l, pc, addr, size, sp)
+                return -1, 0
+            return sp, a
     elif sp == oc.SP_LOCAL:
         lim = M.lmem.shape[2]
     elif sp == oc.SP_CONST:
@@ -90,15 +104,24 @@ def _wr(buf, off, size, v):
 
 
 @njit(no_cpython_wrapper=True, inline="always")
+def smem_slot(M, w, off):
+    """(CTA slot, offset) of a located shared offset: the warp's own CTA, or the cluster rank it names."""
+    rank = (off >> CLUSTER_SHIFT) - 1
+    if rank < 0:
+        return M.wcta[w], off
+    return M.clslot[M.wcta[w], rank], off & SMEM_OFFSET_MASK
+
+
+@njit(no_cpython_wrapper=True, inline="always")
 def load(M, sp, off, size, w, l):
     v = np.int64(0)
     if sp == oc.SP_GLOBAL:
         for k in range(size):
             v |= np.int64(M.gmem[off + k]) << (8 * k)
     elif sp == oc.SP_SHARED:
-        c = M.wcta[w]
+        c, o = smem_slot(M, w, off)
         for k in range(size):
-            v |= np.int64(M.smem[c, off + k]) << (8 * k)
+            v |= np.int64(M.smem[c, o + k]) << (8 * k)
     elif sp == oc.SP_LOCAL:
         for k in range(size):
             v |= np.int64(M.lmem[w, l, off + k]) << (8 * k)
@@ -115,9 +138,9 @@ def store(M, sp, off, size, w, l, v):
         for k in range(size):
             M.gmem[off + k] = np.uint8((v >> (8 * k)) & 0xFF)
     elif sp == oc.SP_SHARED:
-        c = M.wcta[w]
+        c, o = smem_slot(M, w, off)
         for k in range(size):
-            M.smem[c, off + k] = np.uint8((v >> (8 * k)) & 0xFF)
+            M.smem[c, o + k] = np.uint8((v >> (8 * k)) & 0xFF)
     elif sp == oc.SP_LOCAL:
         for k in range(size):
             M.lmem[w, l, off + k] = np.uint8((v >> (8 * k)) & 0xFF)

@@ -16,6 +16,7 @@ from gpusim.sm.alu_int import exec_dot, exec_int, exec_mov_halves
 from gpusim.sm.asynccopy import exec_cp_async
 from gpusim.sm.bulkcopy import exec_cpbulk
 from gpusim.sm.carry import exec_carry
+from gpusim.sm.cluster import cluster_barrier, exec_getctarank, exec_mapa
 from gpusim.sm.compare import exec_cvta, exec_mov, exec_select, exec_set, exec_setp
 from gpusim.sm.convert import exec_cvt
 from gpusim.sm.matrixops import exec_ldmatrix, exec_stmatrix
@@ -25,7 +26,7 @@ from gpusim.sm.mma import exec_mma
 from gpusim.sm.operands import read_sreg
 from gpusim.sm.sanitize import A_ATOMIC, A_READ, A_WRITE, F_RACE, PI_SYNCWARP, new_cta, shared_access, warp_sync
 from gpusim.sm.simt import barrier, branch, call, exit_lanes, ret_from_func, settle
-from gpusim.sm.state import W_BARRIER, W_DONE, W_READY, Lanes, MemLanes
+from gpusim.sm.state import CL_RANK, CL_SIZE, G_CLX, G_CLY, G_CLZ, W_BARRIER, W_DONE, W_READY, Lanes, MemLanes
 from gpusim.sm.warpops import exec_activemask, exec_elect, exec_match, exec_redux, exec_shfl, exec_vote
 from gpusim.sm.wgmma import exec_wgmma
 
@@ -45,6 +46,7 @@ OP_ADDC, OP_SUBC, OP_MADC, OP_MATCH = O["addc"], O["subc"], O["madc"], O["match"
 OP_CP, OP_LDMATRIX, OP_STMATRIX, OP_MMA, OP_ELECT = O["cp"], O["ldmatrix"], O["stmatrix"], O["mma"], O["elect"]
 OP_MBARRIER, OP_WGMMA, OP_CPBULK = O["mbarrier"], O["wgmma"], O["cpbulk"]
 OP_DP4A, OP_DP2A = O["dp4a"], O["dp2a"]
+OP_MAPA, OP_GETCTARANK = O["mapa"], O["getctarank"]
 
 
 @njit(no_cpython_wrapper=True)
@@ -64,7 +66,7 @@ def guard_mask(ins, R, i, w, amask):
 @njit(no_cpython_wrapper=True)
 def mem_lanes(M):
     return MemLanes(M.R, M.si, M.sf, M.sregs, M.tr_addr, M.tr_info, M.gmem, M.alo, M.ahi, M.smem, M.lmem, M.cmem,
-                    M.pmem, M.wcta, M.err)
+                    M.pmem, M.wcta, M.err, M.clslot)
 
 
 @njit(no_cpython_wrapper=True)
@@ -135,7 +137,12 @@ def step(P, M, w):
         exec_select(P, L, i, w, emask, op == OP_SLCT)
     elif op == OP_BAR:
         M.cnt[oc.CNT_BAR] += 1
-        if emask != 0:
+        kind = P.ins[i, oc.F_MOD]
+        if kind >= oc.BAR_CLUSTER_ARRIVE:
+            if emask != 0 and cluster_barrier(M, w, emask, kind == oc.BAR_CLUSTER_WAIT):
+                M.spc[w, t] = pc    # released: the cluster's phase completion advances it
+                return S_BARRIER
+        elif emask != 0:
             M.spc[w, t] = pc        # a released barrier advances the pc of every waiting warp
             if barrier(P, M, i, w, pc, emask):
                 return S_BARRIER
@@ -178,6 +185,10 @@ def step(P, M, w):
         exec_set(P, L, i, w, emask)
     elif op == OP_DP4A or op == OP_DP2A:
         exec_dot(P, L, i, w, emask, op == OP_DP2A)
+    elif op == OP_MAPA:
+        exec_mapa(P, M, i, w, emask, pc)
+    elif op == OP_GETCTARANK:
+        exec_getctarank(P, M, i, w, emask)
     elif op == OP_TRAP:
         if emask != 0:
             fault(M, oc.E_TRAP, w, 0, pc, 0, 0, 0)
@@ -277,28 +288,47 @@ def run_warp(P, M, w, quantum):
     return r, issued
 
 
-@njit
-def run_grid(P, M, first_cta, last_cta, quantum):
-    """Functional mode: run CTAs [first_cta, last_cta) one after another in slot 0.
+@njit(no_cpython_wrapper=True)
+def place_cluster(M, q, first_slot, nthreads, nwarps):
+    """Initialise the CTAs of cluster q (linear, x fastest over the grid of clusters) in CTA slots
+    first_slot.., rank r in slot first_slot + r, its warps in warp slots (slot * nwarps).., and link
+    the slots (Mach.clslot). Without clusters (1 x 1 x 1) cluster q is CTA q."""
+    clx, cly, clz = M.geom[G_CLX], M.geom[G_CLY], M.geom[G_CLZ]
+    qx_n, qy_n = M.geom[3] // clx, M.geom[4] // cly
+    qx, qy, qz = q % qx_n, (q // qx_n) % qy_n, q // (qx_n * qy_n)
+    n = clx * cly * clz
+    for r in range(n):
+        c = first_slot + r
+        cx = qx * clx + r % clx
+        cy = qy * cly + (r // clx) % cly
+        cz = qz * clz + r // (clx * cly)
+        init_cta(M, c, cx, cy, cz, (cx + M.geom[3] * (cy + M.geom[4] * cz)) % M.geom[6], nthreads, nwarps)
+        for k in range(n):
+            M.clslot[c, k] = first_slot + k
+        M.clslot[c, CL_SIZE] = n
+        M.clslot[c, CL_RANK] = r
+        for wl in range(nwarps):
+            init_warp(M, c * nwarps + wl, c, wl, nthreads)
+    return n
 
-    Warps of a CTA take turns, each running up to `quantum` instructions or until it waits at a
-    barrier or finishes. Returns 0, or S_FAULT with M.err describing the fault (a CTA whose live
+
+@njit
+def run_grid(P, M, first, last, quantum):
+    """Functional mode: run clusters [first, last) one after another (without clusters, a cluster is
+    one CTA), the CTAs of a cluster resident together in slots 0.. .
+
+    Warps of a cluster take turns, each running up to `quantum` instructions or until it waits at a
+    barrier or finishes. Returns 0, or S_FAULT with M.err describing the fault (a cluster whose live
     warps all wait at a barrier that cannot complete is a deadlock).
     """
-    ncx, ncy = M.geom[3], M.geom[4]
     nthreads = M.geom[0] * M.geom[1] * M.geom[2]
     nwarps = (nthreads + 31) // 32
-    for cta in range(first_cta, last_cta):
-        cx = cta % ncx
-        cy = (cta // ncx) % ncy
-        cz = cta // (ncx * ncy)
-        init_cta(M, 0, cx, cy, cz, cta % M.geom[6], nthreads, nwarps)
-        for wl in range(nwarps):
-            init_warp(M, wl, 0, wl, nthreads)
+    for q in range(first, last):
+        W = place_cluster(M, q, 0, nthreads, nwarps) * nwarps
         while True:
             progress = False
             alive = False
-            for w in range(nwarps):
+            for w in range(W):
                 if M.wstat[w] == W_DONE:
                     continue
                 alive = True
@@ -313,13 +343,13 @@ def run_grid(P, M, first_cta, last_cta, quantum):
                 break
             if not progress:
                 all_done = True
-                for w in range(nwarps):
+                for w in range(W):
                     if M.wstat[w] != W_DONE:
                         all_done = False
                 if all_done:
                     break
                 fault(M, oc.E_DEADLOCK, 0, 0, M.spc[0, max(M.sp[0] - 1, 0)], 0, 0, 0)
-                _deadlock_site(M, nwarps)
+                _deadlock_site(M, W)
                 return S_FAULT
     return 0
 
@@ -364,8 +394,10 @@ def run_grid_together(P, M, total, quantum):
 def _deadlock_site(M, nwarps):
     for w in range(nwarps):
         if M.wstat[w] == W_BARRIER:
+            c = M.wcta[w]
             M.err[oc.EW_WARP] = w
             M.err[oc.EW_PC] = M.spc[w, M.sp[w] - 1]
-            M.err[oc.EW_ADDR] = M.bar_arrived[0, M.wbar[w]]
-            M.err[oc.EW_SIZE] = M.cta_live[0]
+            M.err[oc.EW_ADDR] = M.bar_arrived[c, M.wbar[w]]
+            M.err[oc.EW_SIZE] = M.cta_live[c]
+            M.err[oc.EW_CTA] = c
             return

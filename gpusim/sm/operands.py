@@ -12,7 +12,7 @@ from gpusim.isa import opcodes as oc
 from gpusim.isa.bits import f32_of, f64_of, sext, zext
 from gpusim.isa.types import K_SINT, T_F32, T_F64
 from gpusim.jit import njit
-from gpusim.sm.state import G_NCX, G_NSM, G_NTX, G_NTY
+from gpusim.sm.state import CL_RANK, G_CLX, G_EXPLICIT, G_NCX, G_NSM, G_NTX, G_NTY
 
 SR_CLOCK = oc.SR["clock"]
 SR_CLOCK64 = oc.SR["clock64"]
@@ -36,6 +36,7 @@ SR_WARPID = oc.SR["warpid"]
 SR_CLUSTERID_X, SR_NCLUSTERID_X, SR_CLUSTER_CTAID_X = oc.SR["clusterid.x"], oc.SR["nclusterid.x"], \
     oc.SR["cluster_ctaid.x"]
 SR_CLUSTER_NCTAID_X, SR_CLUSTER_NCTARANK = oc.SR["cluster_nctaid.x"], oc.SR["cluster_nctarank"]
+SR_CLUSTER_CTARANK, SR_IS_EXPLICIT_CLUSTER = oc.SR["cluster_ctarank"], oc.SR["is_explicit_cluster"]
 
 
 @njit(no_cpython_wrapper=True)
@@ -92,13 +93,24 @@ def sreg(M, sid, w, l):
         return M.geom[7]
     if sid == SR_TOTAL_SMEM_SIZE:
         return M.geom[8]
-    # clusters of one CTA: the cluster is the CTA, its rank 0 of 1 (cluster_ctaid, is_explicit_cluster: 0)
+    # thread-block clusters (geom G_CLX..: the launch's cluster dims, 1 x 1 x 1 without clusters)
     if SR_CLUSTERID_X <= sid < SR_CLUSTERID_X + 3:
-        return M.cta_id[M.wcta[w], sid - SR_CLUSTERID_X]
+        d = sid - SR_CLUSTERID_X
+        return M.cta_id[M.wcta[w], d] // M.geom[G_CLX + d]
     if SR_NCLUSTERID_X <= sid < SR_NCLUSTERID_X + 3:
-        return M.geom[G_NCX + sid - SR_NCLUSTERID_X]
-    if SR_CLUSTER_NCTAID_X <= sid < SR_CLUSTER_NCTAID_X + 3 or sid == SR_CLUSTER_NCTARANK:
-        return 1
+        d = sid - SR_NCLUSTERID_X
+        return M.geom[G_NCX + d] // M.geom[G_CLX + d]
+    if SR_CLUSTER_CTAID_X <= sid < SR_CLUSTER_CTAID_X + 3:
+        d = sid - SR_CLUSTER_CTAID_X
+        return M.cta_id[M.wcta[w], d] % M.geom[G_CLX + d]
+    if SR_CLUSTER_NCTAID_X <= sid < SR_CLUSTER_NCTAID_X + 3:
+        return M.geom[G_CLX + sid - SR_CLUSTER_NCTAID_X]
+    if sid == SR_CLUSTER_NCTARANK:
+        return M.geom[G_CLX] * M.geom[G_CLX + 1] * M.geom[G_CLX + 2]
+    if sid == SR_CLUSTER_CTARANK:
+        return M.clslot[M.wcta[w], CL_RANK]
+    if sid == SR_IS_EXPLICIT_CLUSTER:
+        return M.geom[G_EXPLICIT]
     return 0
 
 

@@ -13,6 +13,7 @@ from gpusim.isa.bits import popc64
 from gpusim.isa.calls import CALL_HEAD, K_IMM, K_LOCAL, K_PARAM, K_REG, K_SHARED, RET_BASE, SAVE_HEAD
 from gpusim.jit import njit
 from gpusim.memory.access import _rd, _wr, fault
+from gpusim.sm.cluster import cluster_exited
 from gpusim.sm.operands import bits, put
 from gpusim.sm.sanitize import barrier_arrive, barrier_released
 from gpusim.sm.state import CALL_DEPTH, G_STACK, NBAR, STACK_DEPTH, W_BARRIER, W_DONE, W_READY
@@ -82,6 +83,8 @@ def exit_lanes(M, w, emask):
     for b in range(NBAR):
         if M.bar_arrived[c, b] > 0 and M.bar_expect[c, b] == 0 and M.bar_arrived[c, b] >= M.cta_live[c]:
             release(M, c, b)
+    if newly != 0:
+        cluster_exited(M, c)
 
 
 @njit(no_cpython_wrapper=True)

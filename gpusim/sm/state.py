@@ -12,6 +12,7 @@ import numpy as np
 
 from gpusim.errors import LaunchError
 from gpusim.isa import opcodes as oc
+from gpusim.isa.spaces import MAX_CLUSTER
 from gpusim.isa.types import kind_table
 
 STACK_DEPTH = 64     # SIMT reconvergence stack entries per warp
@@ -21,7 +22,8 @@ CALL_DEPTH = 128     # nested .func calls per warp
 # 2-4x what ptxas's frames take, so the default is 4x CUDA's: recursion that fits on the GPU fits here.
 STACK_SIZE = 4096
 LOCAL_LIMIT = 4 << 30   # bytes of simulated local memory (frames and call stacks of all resident threads)
-NBAR = 16            # named barriers per CTA
+NBAR = 16            # named barriers per CTA; barrier arrays have one more column, NBAR: the cluster barrier
+CL_SIZE, CL_RANK = MAX_CLUSTER, MAX_CLUSTER + 1     # clslot columns after the slots of ranks 0..15
 
 # warp status
 W_FREE, W_READY, W_BARRIER, W_DONE = 0, 1, 2, 3
@@ -34,6 +36,8 @@ Mach = namedtuple("Mach", [
     "exited", "valid", "wstat", "wcta", "wlocal", "wbar",
     "cs_ret", "csp", "csb", "cs_tmp",     # call stack: return points, depth, stack bytes in use, return values
     "cta_id", "cta_live", "cta_nwarps", "cta_sm", "bar_arrived", "bar_expect", "bar_red",
+    "clslot",                             # int64[C, 18]: CTA slot of each rank of the slot's cluster, size, own rank
+    "wcl",                                # int64[W]: cluster-barrier phase the warp's last arrive waits for
     "smem", "lmem", "gmem", "alo", "ahi", "cmem", "pmem",
     "geom",                               # int64[16]: ntid xyz, nctaid xyz, nsm, dyn smem, total smem
     "clock",                              # int64[2]: [0] current cycle / instruction clock, [1] instr budget
@@ -50,9 +54,10 @@ Mach = namedtuple("Mach", [
 # What the ALU and warp-wide instructions see of a warp, and what memory instructions see: small
 # views of Mach, so each compiled function takes a few arrays instead of all of them.
 Lanes = namedtuple("Lanes", "R si sf sregs")
-MemLanes = namedtuple("MemLanes", "R si sf sregs tr_addr tr_info gmem alo ahi smem lmem cmem pmem wcta err")
+MemLanes = namedtuple("MemLanes", "R si sf sregs tr_addr tr_info gmem alo ahi smem lmem cmem pmem wcta err clslot")
 
 G_NTX, G_NTY, G_NTZ, G_NCX, G_NCY, G_NCZ, G_NSM, G_DYNSMEM, G_TOTSMEM, G_TRACE, G_STACK = range(11)
+G_CLX, G_CLY, G_CLZ, G_EXPLICIT = range(11, 15)     # cluster dims (1, 1, 1: clusters of one), launched with them
 TI_SPACE, TI_SIZE, TI_MASK, TI_STORE, TI_NVEC, TI_ATOM, TI_ASYNC = range(7)    # TI_ASYNC: cp.async .ca 1, .cg 2
 
 
@@ -63,7 +68,8 @@ def make_prog(k) -> Prog:
 
 def make_mach(k, n_warp_slots: int, n_cta_slots: int, gmem: np.ndarray, alo: np.ndarray, ahi: np.ndarray,
               pmem: np.ndarray, block: tuple, grid: tuple, nsm: int, dyn_smem: int, budget: int,
-              stack_size: int | None = None, checks: int = 0) -> Mach:
+              stack_size: int | None = None, checks: int = 0, cluster: tuple = (1, 1, 1),
+              explicit_cluster: bool = False) -> Mach:
     """stack_size: call-stack bytes per thread after the static local frames (default: STACK_SIZE
     when the kernel recurses, else none); checks: sanitizer flags (sm/sanitize.py F_RACE | F_SYNC),
     0 for none."""
@@ -80,6 +86,11 @@ def make_mach(k, n_warp_slots: int, n_cta_slots: int, gmem: np.ndarray, alo: np.
     geom[G_DYNSMEM] = dyn_smem
     geom[G_TOTSMEM] = smem_bytes
     geom[G_STACK] = stack_base
+    geom[G_CLX:G_CLZ + 1] = cluster
+    geom[G_EXPLICIT] = int(explicit_cluster)
+    clslot = np.zeros((C, MAX_CLUSTER + 2), np.int64)
+    clslot[:, :MAX_CLUSTER] = np.arange(C)[:, None]     # clusters of one until a launch groups slots
+    clslot[:, CL_SIZE] = 1
     clock = np.zeros(2, np.int64)
     clock[1] = budget
     local_bytes = W * 32 * max(stack_base + stack_size, 8)
@@ -98,8 +109,8 @@ def make_mach(k, n_warp_slots: int, n_cta_slots: int, gmem: np.ndarray, alo: np.
         cs_tmp=np.zeros((16, 32), np.int64),
         cta_id=np.zeros((C, 3), np.int64), cta_live=np.zeros(C, np.int64), cta_nwarps=np.zeros(C, np.int64),
         cta_sm=np.zeros(C, np.int64),
-        bar_arrived=np.zeros((C, NBAR), np.int64), bar_expect=np.zeros((C, NBAR), np.int64),
-        bar_red=np.zeros((C, NBAR), np.int64),
+        bar_arrived=np.zeros((C, NBAR + 1), np.int64), bar_expect=np.zeros((C, NBAR + 1), np.int64),
+        bar_red=np.zeros((C, NBAR + 1), np.int64), clslot=clslot, wcl=np.zeros(W, np.int64),
         smem=np.zeros((C, smem_bytes), np.uint8),
         lmem=np.zeros((W, 32, max(stack_base + stack_size, 8)), np.uint8),
         gmem=gmem, alo=alo, ahi=ahi,

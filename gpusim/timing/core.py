@@ -39,7 +39,7 @@ from gpusim.sm.stalls import (
     NO_INSTRUCTION,
     WAIT,
 )
-from gpusim.sm.state import TI_MASK, TI_SIZE, W_DONE, W_FREE, W_READY
+from gpusim.sm.state import CL_SIZE, TI_MASK, TI_SIZE, W_DONE, W_FREE, W_READY
 from gpusim.timing.residency import WARPS_LAUNCHED, free_cta_slot, warp_retired, warps_change
 
 Units = namedtuple("Units", "sched scoreboard pipes fetch lsu smem l1 noc l2 dram residency asyncu")
@@ -161,7 +161,9 @@ def issue(P, M, U, counters, w, pc, now):
     if cls == oc.C_BARRIER or op == OP_EXIT or op == OP_RET or (op == OP_BRA and P.ins[pc, oc.F_MOD] == 1):
         if r == S_BARRIER:
             s.at_barrier[w] = 1
-        wake_released(M, s, U.residency, U.pipes.latency[oc.C_BARRIER], M.wcta[w], now)
+        c = M.wcta[w]
+        for k in range(M.clslot[c, CL_SIZE]):      # a cluster barrier releases warps of every CTA of the cluster
+            wake_released(M, s, U.residency, U.pipes.latency[oc.C_BARRIER], M.clslot[c, k], now)
     if r == S_DONE or M.wstat[w] == W_DONE:
         if U.lsu.drain_at[w] > now + 1:
             # the warp has exited but its stores and reductions are still in flight: it keeps its
@@ -242,11 +244,11 @@ def advance(P, M, U, counters, now):
 
 @njit
 def dispatch(P, M, U, cta, sm, now, age, nthreads):
-    """Place CTA number `cta` on SM `sm` (the GigaThread engine decided it fits). False if no slot."""
+    """Place CTA number `cta` on SM `sm` (the GigaThread engine decided it fits): its CTA slot, -1 if none."""
     res, s = U.residency, U.sched
     c = free_cta_slot(res, sm)
     if c < 0:
-        return False
+        return -1
     nwarps = (nthreads + 31) // 32
     ncx, ncy = M.geom[3], M.geom[4]
     init_cta(M, c, cta % ncx, (cta // ncx) % ncy, cta // (ncx * ncy), sm, nthreads, nwarps)
@@ -272,4 +274,4 @@ def dispatch(P, M, U, cta, sm, now, age, nthreads):
             res.counters[WARPS_LAUNCHED] += 1
             warps_change(res, sm, 1, now)
             placed += 1
-    return placed == nwarps
+    return c if placed == nwarps else -1

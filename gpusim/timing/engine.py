@@ -26,7 +26,7 @@ class TimingRun:
 
 
 def run_timing(d, mem, pmem, g, b, spec, shared_mem, budget, regs_per_thread=None, progress=None,
-               stack_size=None, checks=(0, ())) -> TimingRun:
+               stack_size=None, checks=(0, ()), cluster=((1, 1, 1), False)) -> TimingRun:
     """launch() has checked the launch shape, shared memory and options; checks: sanitizer (flags, names)."""
     nthreads = b[0] * b[1] * b[2]
     total = g[0] * g[1] * g[2]
@@ -39,15 +39,24 @@ def run_timing(d, mem, pmem, g, b, spec, shared_mem, budget, regs_per_thread=Non
     if occ.ctas_per_sm < 1:
         raise LaunchError(f"a block does not fit on an SM (limited by {occ.limiter})")
     resident = min(occ.ctas_per_sm, -(-total // spec.n_sm))
+    ncl = cluster[0][0] * cluster[0][1] * cluster[0][2]
+    if ncl > 1:     # a cluster's CTAs are resident together on the SMs of one GPC
+        gpc = spec.n_sm // spec.gigathread.gpcs
+        if gpc * occ.ctas_per_sm < ncl:
+            raise LaunchError(f"a cluster of {ncl} CTAs does not fit on one GPC of {spec.name} ({gpc} SMs x "
+                              f"{occ.ctas_per_sm} CTAs per SM, limited by {occ.limiter})")
+        resident = max(resident, min(occ.ctas_per_sm, -(-ncl // gpc)))
     nsub = spec.scheduler.subpartitions
     warps_per_sm = -(-resident * occ.warps_per_cta // nsub) * nsub
     P = make_prog(d)
     M = make_mach(d, spec.n_sm * warps_per_sm, spec.n_sm * resident, mem.gmem, mem.alo, mem.ahi, pmem, b, g,
-                  spec.n_sm, shared_mem, budget, stack_size, checks=checks[0])
+                  spec.n_sm, shared_mem, budget, stack_size, checks=checks[0], cluster=cluster[0],
+                  explicit_cluster=cluster[1])
     U = make_units(spec, d, warps_per_sm, resident)
     counters = core_counters()
     env = simpy.Environment()
-    gt = GigaThread(P, M, U, counters, spec.n_sm, total, nthreads, resident, progress)
+    gt = GigaThread(P, M, U, counters, spec.n_sm, total, nthreads, resident, progress, cluster[0],
+                    spec.gigathread.gpcs)
 
     def kernel(env):
         yield env.timeout(spec.gigathread.launch_overhead)

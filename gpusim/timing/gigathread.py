@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpusim.isa import opcodes as oc
-from gpusim.sm.state import W_BARRIER, W_DONE, W_FREE
+from gpusim.sm.state import CL_RANK, CL_SIZE, W_BARRIER, W_DONE, W_FREE
 from gpusim.spec import MAX_CYCLES, param
 from gpusim.timing.core import A_CTA_DONE, A_FAULT, A_IDLE, advance, dispatch
 
@@ -24,11 +24,15 @@ class GigaThreadSpec:
     launch_overhead: int = param(3175, "cycles", "from the launch to the first CTA dispatch (fitted: launch_empty)",
                                  (0, MAX_CYCLES))
     cta_launch_latency: int = param(180, "cycles", "from a CTA's dispatch to its warps' first issue", (0, MAX_CYCLES))
+    gpcs: int = param(8, "count", "graphics processing clusters: the SMs are split into this many groups of "
+                      "consecutive SMs, and a thread-block cluster's CTAs run on the SMs of one", (1, 1024))
+    max_cluster: int = param(8, "CTAs", "CTAs per thread-block cluster at most (8: sm_90's portable size; 1: no "
+                             "clusters, before sm_90)", (1, 16))
 
 
 class GigaThread:
     def __init__(self, P, M, U, counters, n_sm: int, total_ctas: int, nthreads: int, ctas_per_sm: int,
-                 progress=None):
+                 progress=None, cluster=(1, 1, 1), gpcs: int = 1):
         self.P, self.M, self.U, self.counters = P, M, U, counters
         self.total, self.nthreads, self.limit = total_ctas, nthreads, ctas_per_sm
         self.next_cta = 0
@@ -38,8 +42,15 @@ class GigaThread:
         self.end = 0
         self.retired = 0
         self.progress = progress
+        self.cluster = cluster
+        self.ncl = cluster[0] * cluster[1] * cluster[2]
+        bounds = [round(g * n_sm / gpcs) for g in range(gpcs + 1)]
+        self.gpc_sms = [range(bounds[g], bounds[g + 1]) for g in range(gpcs)]
 
     def _fill(self, now: int):
+        if self.ncl > 1:
+            self._fill_clusters(now)
+            return
         while self.next_cta < self.total and self.heap:
             n, sm = self.heap[0]
             if n != self.resident[sm]:
@@ -48,12 +59,43 @@ class GigaThread:
                 continue
             if n >= self.limit:
                 break
-            ok = dispatch(self.P, self.M, self.U, self.next_cta, sm, now, self.next_cta, self.nthreads)
-            if not ok:
+            if dispatch(self.P, self.M, self.U, self.next_cta, sm, now, self.next_cta, self.nthreads) < 0:
                 break
             self.resident[sm] += 1
             heapq.heapreplace(self.heap, (self.resident[sm], sm))
             self.next_cta += 1
+
+    def _fill_clusters(self, now: int):
+        """Whole clusters, in linear cluster order, each on the SMs of the GPC with the most free CTA
+        slots (each CTA to the least-loaded SM of that GPC, so a cluster spreads over distinct SMs
+        where it can); a cluster waits until one GPC can take all its CTAs."""
+        M, g = self.M, self.M.geom
+        clx, cly, clz = self.cluster
+        qxn, qyn = int(g[3]) // clx, int(g[4]) // cly
+        while self.next_cta < self.total:
+            free = [sum(self.limit - self.resident[s] for s in sms) for sms in self.gpc_sms]
+            best = max(range(len(free)), key=lambda k: (free[k], -k))
+            if free[best] < self.ncl:
+                return
+            q = self.next_cta // self.ncl
+            qx, qy, qz = q % qxn, (q // qxn) % qyn, q // (qxn * qyn)
+            slots = []
+            for r in range(self.ncl):
+                sm = min((s for s in self.gpc_sms[best] if self.resident[s] < self.limit),
+                         key=lambda s: (self.resident[s], s))
+                cx, cy, cz = qx * clx + r % clx, qy * cly + (r // clx) % cly, qz * clz + r // (clx * cly)
+                cta = cx + int(g[3]) * (cy + int(g[4]) * cz)
+                c = dispatch(self.P, M, self.U, cta, sm, now, self.next_cta, self.nthreads)
+                if c < 0:
+                    raise RuntimeError("GigaThread: an SM with room refused a CTA of a cluster")
+                self.resident[sm] += 1
+                heapq.heappush(self.heap, (self.resident[sm], sm))
+                slots.append(c)
+                self.next_cta += 1
+            for r, c in enumerate(slots):
+                M.clslot[c, :self.ncl] = slots
+                M.clslot[c, CL_SIZE] = self.ncl
+                M.clslot[c, CL_RANK] = r
 
     def _retire(self):
         res = self.U.residency

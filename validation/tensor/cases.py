@@ -10,14 +10,16 @@ SMS = 132
 # FLOP (or int op) per instruction, for the FLOP/cycle/SM figure
 FLOPS = {"f16": 2 * 16 * 8 * 16, "bf16": 2 * 16 * 8 * 16, "tf32": 2 * 16 * 8 * 8, "e4m3": 2 * 16 * 8 * 32,
          "s8": 2 * 16 * 8 * 32, "f64": 2 * 8 * 8 * 4}
-PTX_OF = {"tensor_bench": "tensor_bench.ptx", "hopper_bench": "hopper_bench.ptx"}
+PTX_OF = {"tensor_bench": "tensor_bench.ptx", "hopper_bench": "hopper_bench.ptx", "cluster_bench": "cluster_bench.ptx"}
+TMA_CHUNK = 8192        # cluster_bench.cu CHUNK: bytes per cp.async.bulk
 
 
 def _c(name, mod, kernel, grid, block, iters, kind, per_iter, unit=32, flop=None, sim_iters=None, sim_grid=1,
-       note=""):
+       note="", bytes_per_iter=None):
+    """bytes_per_iter: bytes one block moves per iteration (bandwidth cases; default 16 per thread)."""
     return dict(name=name, mod=mod, kernel=kernel, grid=grid, block=block, iters=iters, kind=kind,
                 per_iter=per_iter, unit=unit, flop=flop, sim_iters=sim_iters or max(2, iters // 16),
-                sim_grid=min(grid, sim_grid), note=note)
+                sim_grid=min(grid, sim_grid), note=note, bytes_per_iter=bytes_per_iter or 16 * block)
 
 
 def all_cases():
@@ -56,7 +58,39 @@ def all_cases():
     for nt in (32, 128):
         cs.append(_c(f"mbarrier_rt_t{nt}", "hopper_bench", "mbarrier_rt", 1, nt, 1024, "lat", 1, sim_iters=64,
                      note=f"{nt} threads arrive, then try_wait loop, per step"))
+    cs += cluster_cases()
     return cs
+
+
+def cluster_cases():
+    """cluster_bench.cu: distributed shared memory, barrier.cluster, cp.async.bulk through the TMA unit."""
+    cs = [_c("dsm_lat_c2", "cluster_bench", "dsm_lat", 2, 32, 64, "lat", 16, sim_iters=16, sim_grid=2,
+             note="cluster of 2: rank 0's thread 0 chases a chain in rank 1's shared memory (mapa + ld)"),
+          _c("smem_lat_c2", "cluster_bench", "smem_lat_c2", 2, 32, 64, "lat", 16, sim_iters=16, sim_grid=2,
+             note="control: the same chase through its own shared memory (generic ld of a mapa'd own address)")]
+    for n in (2, 4, 8):
+        cs.append(_c(f"cluster_sync_c{n}", "cluster_bench", f"cluster_sync_c{n}", n, 128, 256, "lat", 1,
+                     sim_iters=32, sim_grid=n, note=f"cluster of {n} x 128 threads: barrier.cluster.arrive + wait"))
+    cs.append(_c("dsm_bw_c2", "cluster_bench", "dsm_bw", SMS, 256, 64, "bw", 1, sim_iters=8, sim_grid=2,
+                 bytes_per_iter=256 * 8 * 16, note="clusters of 2, 1 CTA/SM: each thread reads 8 x 16 B of the "
+                                                   "neighbour CTA's shared memory per step"))
+    for bps in (1, 2):
+        g = SMS * bps
+        cs.append(_c(f"tma_bulk_bw_dram_b{bps}", "cluster_bench", "tma_bulk_bw", g, 128,
+                     (1 << 29) // (g * TMA_CHUNK), "bw", 1, sim_iters=16, sim_grid=g, bytes_per_iter=TMA_CHUNK,
+                     note=f"{bps} block(s)/SM: one thread keeps 4 cp.async.bulk of 8 KiB in flight (mbarrier "
+                          "per stage), streaming 512 MiB (L2 flushed)"))
+    cs.append(_c("tma_bulk_bw_l2_b1", "cluster_bench", "tma_bulk_bw", SMS, 128, 496, "bw", 1, sim_iters=32,
+                 sim_grid=SMS, bytes_per_iter=TMA_CHUNK, note="as dram_b1 but wrapped over 8 MiB (L2-resident)"))
+    return cs
+
+
+def smem_chain(n=4096, seed=3):
+    """n uint32 words: word i holds the next index of one random cycle over all n (shared-memory chase)."""
+    order = np.random.default_rng(seed).permutation(n)
+    a = np.zeros(n, np.uint32)
+    a[order] = np.roll(order, -1)
+    return a
 
 
 def make_input(seed=0):
@@ -104,7 +138,7 @@ def derive(case, clk, iters, grid, block, elapsed_s=None):
         if case["kind"] == "tput":
             rates.append(n * units_per_block * per_unit / span)
         else:  # bw: bytes per SM per cycle
-            rates.append(n * block * 16 * iters / span)
+            rates.append(n * case.get("bytes_per_iter", 16 * block) * iters / span)
     key = "inst_per_cycle_per_sm" if case["kind"] == "tput" else "bytes_per_cycle_per_sm"
     out[key] = float(np.median(rates))
     out[key + "_min"] = float(np.min(rates))
@@ -112,7 +146,7 @@ def derive(case, clk, iters, grid, block, elapsed_s=None):
     if case["kind"] == "tput" and case["flop"]:
         out["flop_per_cycle_per_sm"] = out[key] * case["flop"]
     if case["kind"] == "bw" and elapsed_s:
-        total = grid * block * 16 * iters
+        total = grid * case.get("bytes_per_iter", 16 * block) * iters
         out["event_bytes_per_s"] = total / elapsed_s
         out["event_bytes_per_cycle_per_sm_at_1980"] = total / elapsed_s / 1.98e9 / SMS
     return out

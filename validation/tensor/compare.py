@@ -59,6 +59,15 @@ def run_sim(case, modules):
             iters = 2 * iters
         res = gpusim.launch(k, grid, block, src, sink, clk, np.int32(iters), np.uint64(mask),
                             shared_mem=4 * block * 16, **kw)
+    elif case["kernel"] == "tma_bulk_bw":
+        nchunks = grid * (iters + 4)
+        if "l2" in case["name"]:        # gpusim: 8 MiB would be slow; wrap over 1 MiB
+            nchunks = 128
+        src = np.random.default_rng(1).integers(0, 256, nchunks * C.TMA_CHUNK, dtype=np.uint8)
+        mask = nchunks - 1 if "l2" in case["name"] else (1 << 62) - 1
+        res = gpusim.launch(k, grid, block, src, sink, clk, np.int32(iters), np.uint64(mask), **kw)
+    elif case["kernel"] in ("dsm_lat", "smem_lat_c2"):
+        res = gpusim.launch(k, grid, block, C.smem_chain(), sink, clk, np.int32(iters), **kw)
     elif case["kernel"] == "cp_async_lat":
         chain = C.chase_array(iters, 4096, seed=2)
         res = gpusim.launch(k, grid, block, chain, sink, clk, np.int32(iters), **kw)

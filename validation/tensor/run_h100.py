@@ -86,6 +86,14 @@ def main():
                     mask = (BIG_BYTES // 16 - 1) if "dram" in name else ((8 << 20) // 16 - 1)
                     args = (big, sink, clk, np.int32(iters), np.uint64(mask))
                     shared = 4 * block * 16
+                elif case["kernel"] == "tma_bulk_bw":
+                    if big is None:
+                        big = cp.asarray(np.random.default_rng(1).integers(0, 1 << 32, BIG_BYTES // 4, dtype=np.uint64)
+                                         .astype(np.uint32))
+                    mask = (BIG_BYTES // C.TMA_CHUNK - 1) if "dram" in name else ((8 << 20) // C.TMA_CHUNK - 1)
+                    args = (big, sink, clk, np.int32(iters), np.uint64(mask))
+                elif case["kernel"] in ("dsm_lat", "smem_lat_c2"):
+                    args = (cp.asarray(C.smem_chain()), sink, clk, np.int32(iters))
                 elif case["kernel"] == "cp_async_lat":
                     chain = cp.asarray(C.chase_array(iters, 4096, seed=2))   # nodes 64 KiB apart
                     args = (chain, sink, clk, np.int32(iters))
