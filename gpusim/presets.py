@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from gpusim.errors import ConfigError
 from gpusim.memory.dram import DRAMSpec
+from gpusim.memory.dsm import DSMSpec
 from gpusim.memory.interconnect import InterconnectSpec
 from gpusim.memory.l1 import L1Spec
 from gpusim.memory.l2 import L2Spec
@@ -49,6 +50,7 @@ class GPUSpec:
     l2: L2Spec = field(default_factory=L2Spec)
     dram: DRAMSpec = field(default_factory=DRAMSpec)
     asyncops: AsyncSpec = field(default_factory=AsyncSpec)
+    dsm: DSMSpec = field(default_factory=DSMSpec)
 
     def describe(self) -> list[tuple[str, object, str, str]]:
         """(key path, value, unit, meaning) for every field."""

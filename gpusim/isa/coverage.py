@@ -172,9 +172,9 @@ def markdown() -> str:
     aliases = ", ".join(f"`{a}`" for a, b in oc.OP_ALIASES.items() if b == "nop")
     lines += ["", f"Accepted without effect: {aliases} (`setmaxnreg.inc/.dec`: gpusim does not model register "
               "reallocation), `prefetch`, `bar.warp.sync`. Not decoded at all (an error names the instruction and "
-              "its line): opcodes not in this table, e.g. `wmma`, `tex`/`suld`/`sust`, `st.async`, `red.async`, `brx.idx`, indirect "
-              "calls, `createpolicy`. `cp.async.bulk` decodes as `cpbulk`, `cp.async.mbarrier.arrive` as "
-              "`mbarrier.cparrive` (gpusim/isa/hopper.py).", ""]
+              "its line): opcodes not in this table, e.g. `wmma`, `tex`/`suld`/`sust`, `st.async`, `red.async`, "
+              "`brx.idx`, indirect calls, `createpolicy`. `cp.async.bulk` decodes as `cpbulk`, "
+              "`cp.async.mbarrier.arrive` as `mbarrier.cparrive` (gpusim/isa/hopper.py).", ""]
     return "\n".join(lines)
 
 

@@ -11,17 +11,17 @@ from gpusim.isa import opcodes as oc
 from gpusim.isa.spaces import (
     CLUSTER_SHIFT,
     CONST_WINDOW,
-    MAX_CLUSTER,
     GLOBAL_BASE,
     LOCAL_WINDOW,
+    MAX_CLUSTER,
     PARAM_WINDOW,
     SHARED_WINDOW,
     SMEM_OFFSET_MASK,
     WINDOW_SIZE,
 )
+from gpusim.jit import njit
 
 CL_SIZE = MAX_CLUSTER      # sm/state.py Mach.clslot: column CL_SIZE holds the cluster's size
-from gpusim.jit import njit
 
 
 @njit(no_cpython_wrapper=True)

@@ -7,8 +7,11 @@ copies) and mbarrier waits (numba). The functional effect of each instruction ha
   `gmma_latency` cycles after its last step. The warp does not wait at issue (its D registers are
   not on the scoreboard): commit_group closes a group of the warp's wgmma, wait_group N holds the
   warp (stall reason `gmma`) until all but its newest N committed groups are complete.
-- cp.async.bulk: one TMA unit per SM moves `tma_bytes_per_cycle`, copies one after another; the data
-  is in place `tma_latency` cycles after the copy's last byte leaves. A global -> shared copy records
+- cp.async.bulk: one TMA unit per SM issues the copy's 32-byte sector requests to the L2 (and, on a
+  miss, DRAM: memory/l2.py `l2_access`, so the slices' and DRAM's bandwidth limit a stream of copies),
+  `tma_bytes_per_cycle` bytes per cycle, copies one after another; the data is in place `tma_latency`
+  cycles after its last sector is back (a tensor copy's box is requested as contiguous bytes from its
+  first element on). A global -> shared copy records
   that cycle against its mbarrier (per CTA slot, the last `MBAR_SLOTS` mbarriers used): a try_wait or
   test_wait on that mbarrier does not issue before it (stall reason `barrier`). Shared -> global
   copies belong to the warp's bulk group: cp.async.bulk.wait_group N holds the warp (stall reason
@@ -28,6 +31,7 @@ import numpy as np
 from gpusim.isa import opcodes as oc
 from gpusim.isa.spaces import SHARED_WINDOW, WINDOW_SIZE
 from gpusim.jit import njit
+from gpusim.memory.l2 import l2_access
 from gpusim.sm.memops import address
 from gpusim.sm.stalls import BARRIER, GMMA, MEMBAR
 from gpusim.spec import MAX_CYCLES, param
@@ -38,6 +42,7 @@ GMMA_WARP_INST, TMA_COPIES, TMA_BYTES = range(3)
 OP_WGMMA, OP_CPBULK, OP_MBARRIER = oc.OP["wgmma"], oc.OP["cpbulk"], oc.OP["mbarrier"]
 WG_COMMIT, WG_WAIT = oc.WGMMA["commit_group"], oc.WGMMA["wait_group"]
 CB_COMMIT, CB_WAIT, CB_S2G = oc.CPBULK["commit_group"], oc.CPBULK["wait_group"], oc.CPBULK["s2g"]
+CB_TS2G = oc.CPBULK["tensor_s2g"]
 MB_TRY, MB_TEST = oc.MBAR["try_wait"], oc.MBAR["test_wait"]
 
 
@@ -50,8 +55,8 @@ class AsyncSpec:
     gmma_latency: int = param(32, "cycles", "from a wgmma part's last step to its D registers written", (0, MAX_CYCLES))
     tma_bytes_per_cycle: int = param(64, "bytes/cycle", "bulk-copy bytes the SM's TMA unit moves per cycle",
                                      (1, 1 << 20))
-    tma_latency: int = param(600, "cycles", "from a bulk copy's last byte issued to its data in place",
-                             (0, MAX_CYCLES))
+    tma_latency: int = param(40, "cycles", "from a bulk copy's last sector back from the L2 to its data in place "
+                                           "and its mbarrier updated", (0, MAX_CYCLES))
     try_wait_suspend: int = param(20, "cycles", "a try_wait/test_wait that finds its phase incomplete suspends "
                                                 "the warp this long", (1, MAX_CYCLES))
 
@@ -146,11 +151,28 @@ def gmma_issue(a, sp, w, n, now):
 
 
 @njit(no_cpython_wrapper=True)
-def tma_issue(a, sm, c, w, nbytes, mbar, s2g, now):
-    """A bulk copy of nbytes on SM sm's TMA unit; a global -> shared copy completes on mbarrier `mbar`."""
+def tma_requests(a, l2, noc, dram, sm, gaddr, nbytes, s2g, now):
+    """The sector requests of a bulk copy of nbytes from global offset gaddr on SM sm's TMA unit: the
+    cycle its last sector is back (a write's acknowledgement for shared -> global)."""
     start = max(now, a.tma_free[sm])
     a.tma_free[sm] = start + (nbytes + a.tma_bpc - 1) // a.tma_bpc
-    done = a.tma_free[sm] + a.tma_latency
+    if gaddr < 0:
+        return a.tma_free[sm]
+    done = start
+    first = gaddr >> 5
+    n = ((gaddr + nbytes - 1) >> 5) - first + 1
+    for k in range(n):
+        t = l2_access(l2, noc, dram, sm, first + k, start + (k * 32) // a.tma_bpc, s2g)
+        if t > done:
+            done = t
+    return max(done, a.tma_free[sm])
+
+
+@njit(no_cpython_wrapper=True)
+def tma_issue(a, sm, c, w, nbytes, mbar, s2g, back):
+    """A bulk copy of nbytes whose sectors are back at `back` (tma_requests); a global -> shared copy
+    completes on mbarrier `mbar`."""
+    done = back + a.tma_latency
     a.counters[TMA_COPIES] += 1
     a.counters[TMA_BYTES] += nbytes
     if s2g:
@@ -169,16 +191,17 @@ def tma_issue(a, sm, c, w, nbytes, mbar, s2g, now):
 
 
 @njit(no_cpython_wrapper=True)
-def after_issue(P, a, w, pc, sm, sp, c, nbytes, mbar, wait_failed, now):
+def after_issue(P, a, w, pc, sm, sp, c, nbytes, mbar, wait_failed, now, back):
     """Time warp w's Hopper instruction at pc, just executed. Returns the cycle the warp may issue
-    again if it must be suspended (a failed mbarrier wait), else 0."""
+    again if it must be suspended (a failed mbarrier wait), else 0. back: a bulk copy's last sector
+    back from memory (tma_requests)."""
     op = P.ins[pc, oc.F_OP]
     sub = P.ins[pc, oc.F_MOD]
     cls = P.ins[pc, oc.F_CLASS]
     if cls == oc.C_GMMA:
         gmma_issue(a, sp, w, P.ins[pc, oc.F_MOD2] & oc.WG_N_MASK, now)
     elif cls == oc.C_TMA:
-        tma_issue(a, sm, c, w, nbytes, mbar, sub == CB_S2G, now)
+        tma_issue(a, sm, c, w, nbytes, mbar, sub == CB_S2G or sub == CB_TS2G, back)
     elif op == OP_WGMMA and sub == WG_COMMIT:
         a.groups[w, a.ngroups[w] % RING] = a.pending[w]
         a.ngroups[w] += 1

@@ -5,8 +5,9 @@ aligned, as the ISA requires; otherwise a misaligned-address fault). The copy ha
 global -> shared then performs complete_tx(size) on the lane's mbarrier (mbarrier.py), shared ->
 global belongs to the warp's current bulk group, whose commit/wait have nothing left to wait for in
 functional mode. The timing model (asyncops.py) times the copies on the SM's TMA unit; for it the
-executor leaves the bytes copied by the instruction in tr_info[TI_SIZE] and the shared offset of the
-first lane's mbarrier in tr_addr[0] (-1: none).
+executor leaves the bytes copied by the instruction in tr_info[TI_SIZE], the shared offset of the
+first lane's mbarrier in tr_addr[0] (-1: none) and the global offset of the first byte copied in
+tr_addr[1] (-1: none; the timing model requests the copy's bytes from there on, contiguously).
 
 Tensor copies (cp.async.bulk.tensor.Nd .tile, tensor maps laid out by gpusim/tma.py): the box at
 coordinates (c0, .., c_{N-1}) (signed), ceil(box_d / elementStride_d) elements along dim d at
@@ -22,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpusim.isa import opcodes as oc
+from gpusim.isa.spaces import GLOBAL_BASE
 from gpusim.jit import njit
 from gpusim.memory.access import fault, load, locate, store
 from gpusim.sm.mbarrier import complete_tx, mbar_offset
@@ -60,6 +62,7 @@ def exec_cpbulk(P, M, i, w, emask, pc):
     M.tr_info[TI_SIZE] = 0
     M.tr_info[TI_MASK] = 0
     M.tr_addr[0] = -1
+    M.tr_addr[1] = -1
     if sub == TG2S or sub == TS2G:
         _tensor_copies(P, M, i, w, emask, pc, sub == TG2S)
         return
@@ -72,6 +75,8 @@ def exec_cpbulk(P, M, i, w, emask, pc):
         dst = address(P, M, i, oc.S0, w, l)
         src = address(P, M, i, oc.S0 + 1, w, l)
         size = bits(P, M, i, oc.S0 + 2, w, l) & 0xFFFFFFFF
+        if M.tr_addr[1] < 0:
+            M.tr_addr[1] = (src if sub == G2S else dst) - GLOBAL_BASE
         if sub == G2S:
             if not _copy(M, oc.SP_SHARED, dst, oc.SP_GLOBAL, src, size, w, l, pc):
                 return
@@ -163,12 +168,16 @@ def _tensor_copy(P, M, i, w, l, pc, is_load):
                 g_sp, g_off = locate(M, oc.SP_GLOBAL, g, esize, w, l, pc)
                 if g_sp < 0:
                     return -1
+                if M.tr_addr[1] < 0:
+                    M.tr_addr[1] = g_off
                 v = load(M, g_sp, g_off, esize, w, l)
             store(M, s_sp, s_off, esize, w, l, v)
         elif inside:
             g_sp, g_off = locate(M, oc.SP_GLOBAL, g, esize, w, l, pc)
             if g_sp < 0:
                 return -1
+            if M.tr_addr[1] < 0:
+                M.tr_addr[1] = g_off
             store(M, g_sp, g_off, esize, w, l, load(M, s_sp, s_off, esize, w, l))
     nbytes = count * esize
     if is_load:

@@ -18,7 +18,8 @@ import numpy as np
 
 from gpusim.isa import opcodes as oc
 from gpusim.jit import njit
-from gpusim.sm.asyncops import after_issue, async_ready, clear_cta, clear_warp
+from gpusim.memory.dsm import barrier_completed, remote_access
+from gpusim.sm.asyncops import after_issue, async_ready, clear_cta, clear_warp, tma_requests
 from gpusim.sm.executor import S_BARRIER, S_DONE, S_FAULT, init_cta, init_warp, step
 from gpusim.sm.fetch import fetch_ready
 from gpusim.sm.lsu import KIND_SHORT, copy_issued, group_op, groups_reset, memory_timing
@@ -39,13 +40,14 @@ from gpusim.sm.stalls import (
     NO_INSTRUCTION,
     WAIT,
 )
-from gpusim.sm.state import CL_SIZE, TI_MASK, TI_SIZE, W_DONE, W_FREE, W_READY
+from gpusim.sm.state import CL_RANK, CL_SIZE, NBAR, TI_MASK, TI_SIZE, TI_SPACE, W_DONE, W_FREE, W_READY
 from gpusim.timing.residency import WARPS_LAUNCHED, free_cta_slot, warp_retired, warps_change
 
-Units = namedtuple("Units", "sched scoreboard pipes fetch lsu smem l1 noc l2 dram residency asyncu")
+Units = namedtuple("Units", "sched scoreboard pipes fetch lsu smem l1 noc l2 dram residency asyncu dsm")
 ISSUED, DIVERGENT_DELAYS = range(2)      # core counters
 OP_MEMBAR, OP_EXIT, OP_RET, OP_BRA = oc.OP["membar"], oc.OP["exit"], oc.OP["ret"], oc.OP["bra"]
 OP_CP = oc.OP["cp"]
+CB_S2G, CB_TS2G = oc.CPBULK["s2g"], oc.CPBULK["tensor_s2g"]
 A_IDLE, A_CTA_DONE, A_FAULT = 0, 1, 2
 DIVERGENT = oc.CNT_DIVERGENT
 
@@ -115,6 +117,8 @@ def issue(P, M, U, counters, w, pc, now):
     s.next_bound[w] = 0
     diverged = M.cnt[DIVERGENT]
     failed_waits = M.cnt[oc.CNT_MBAR_FAIL]
+    lead = M.clslot[M.wcta[w], 0]
+    phase = M.bar_expect[lead, NBAR]        # cluster-barrier phases completed (sm/cluster.py)
     r = step(P, M, w)
     if r == S_FAULT:
         return r
@@ -127,6 +131,9 @@ def issue(P, M, U, counters, w, pc, now):
         if M.tr_info[TI_MASK] != 0:
             done, kind = memory_timing(U.lsu, U.smem, U.l1, U.l2, U.noc, U.dram, M.tr_addr, M.tr_info,
                                        M.lmem.shape[2], sm, pc, now, w)
+            if M.tr_info[TI_SPACE] == oc.SP_SHARED and M.clslot[M.wcta[w], CL_SIZE] > 1:
+                done = remote_access(U.dsm, M.tr_addr, M.tr_info[TI_MASK], M.tr_info[TI_SIZE],
+                                     M.clslot[M.wcta[w], CL_RANK], sm, now, done)     # distributed shared memory
             lat = done - now
         if op == OP_CP:        # cp.async: no register waits; wait_group waits for the bytes to land
             copy_issued(U.lsu.groups, w, now + lat)
@@ -151,8 +158,12 @@ def issue(P, M, U, counters, w, pc, now):
                 s.reason[w] = LONG_SCOREBOARD
     mark_written(U.scoreboard, w, pc, now + lat, kind)
     if cls == oc.C_GMMA or cls == oc.C_TMA or cls == oc.C_SYNC:
+        back = now
+        if cls == oc.C_TMA:     # the TMA unit's sector requests through the L2 and DRAM
+            back = tma_requests(U.asyncu, U.l2, U.noc, U.dram, sm, M.tr_addr[1], M.tr_info[TI_SIZE],
+                                P.ins[pc, oc.F_MOD] == CB_S2G or P.ins[pc, oc.F_MOD] == CB_TS2G, now)
         resume = after_issue(P, U.asyncu, w, pc, sm, sp, M.wcta[w], M.tr_info[TI_SIZE], M.tr_addr[0],
-                             M.cnt[oc.CNT_MBAR_FAIL] != failed_waits, now)
+                             M.cnt[oc.CNT_MBAR_FAIL] != failed_waits, now, back)
         if resume > s.ready_at[w]:
             s.ready_at[w] = resume
             s.reason[w] = BARRIER
@@ -162,8 +173,15 @@ def issue(P, M, U, counters, w, pc, now):
         if r == S_BARRIER:
             s.at_barrier[w] = 1
         c = M.wcta[w]
+        latency = U.pipes.latency[oc.C_BARRIER]
+        if M.bar_expect[lead, NBAR] != phase:      # a cluster-barrier phase completed: over the SM-to-SM network
+            latency = barrier_completed(U.dsm, lead, M.clslot[c, CL_SIZE], now) - now
+        elif (cls == oc.C_BARRIER and P.ins[pc, oc.F_MOD] == oc.BAR_CLUSTER_WAIT and r != S_BARRIER
+              and U.dsm.release[lead] > s.ready_at[w]):
+            s.ready_at[w] = U.dsm.release[lead]     # the phase completed; its release is still on its way
+            s.reason[w] = BARRIER
         for k in range(M.clslot[c, CL_SIZE]):      # a cluster barrier releases warps of every CTA of the cluster
-            wake_released(M, s, U.residency, U.pipes.latency[oc.C_BARRIER], M.clslot[c, k], now)
+            wake_released(M, s, U.residency, latency, M.clslot[c, k], now)
     if r == S_DONE or M.wstat[w] == W_DONE:
         if U.lsu.drain_at[w] > now + 1:
             # the warp has exited but its stores and reductions are still in flight: it keeps its

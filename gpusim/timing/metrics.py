@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpusim.isa import opcodes as oc
-from gpusim.memory import dram, interconnect, l1, l2, shared_banks
+from gpusim.memory import dram, dsm, interconnect, l1, l2, shared_banks
 from gpusim.sm import asyncops, fetch, lsu, pipelines
 from gpusim.sm.stalls import STALLS
 from gpusim.timing.core import DIVERGENT_DELAYS, ISSUED
@@ -53,7 +53,8 @@ def timing_metrics(spec, d, U, counters, occ, cycles: int) -> dict:
     # what reached DRAM during the kernel (write-backs of evicted lines), as ncu counts it; the dirty
     # data still in the L2 when the kernel ends is reported apart: it costs no kernel time
     for unit, state in ((lsu, U.lsu), (shared_banks, U.smem), (l1, U.l1), (l2, U.l2), (dram, U.dram),
-                        (interconnect, U.noc), (fetch, U.fetch), (pipelines, U.pipes), (asyncops, U.asyncu)):
+                        (interconnect, U.noc), (fetch, U.fetch), (pipelines, U.pipes), (asyncops, U.asyncu),
+                        (dsm, U.dsm)):
         m.update(unit.counters(state))
     warps = int(res.counters[WARPS_LAUNCHED]) or 1
     for i, name in enumerate(STALLS):     # per warp over its life, and per issued instruction

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpusim.memory import dram, interconnect, l1, l2, shared_banks
+from gpusim.memory import dram, dsm, interconnect, l1, l2, shared_banks
 from gpusim.sm import asyncops, fetch, lsu, pipelines, scheduler, scoreboard
 from gpusim.timing import residency
 from gpusim.timing.core import Units
@@ -27,6 +27,7 @@ def make_units(spec, d, warps_per_sm: int, ctas_per_sm: int) -> Units:
         residency=residency.make_state(nsm, warps_per_sm, ctas_per_sm, spec.gigathread.cta_launch_latency),
         asyncu=asyncops.make_state(spec.asyncops, nsm * spec.scheduler.subpartitions, n_warps, nsm,
                                    nsm * ctas_per_sm),
+        dsm=dsm.make_state(spec.dsm, nsm, nsm * ctas_per_sm),
     )
 
 
