@@ -6,6 +6,8 @@ import sys
 from rich.console import Console
 from rich.table import Table
 
+from gpusim.textfmt import fmt, short_name  # noqa: F401  (re-exported: report.fmt, report.short_name)
+
 console = Console() if sys.stdout.isatty() else Console(width=160)   # wide tables when piped to a file
 err_console = Console(stderr=True)      # status lines (first compile), never mixed into the results
 
@@ -36,14 +38,6 @@ def progress() -> _Progress:
     return _Progress()
 
 
-def fmt(v) -> str:
-    if isinstance(v, float):
-        return f"{v:,.2f}"
-    if isinstance(v, int):
-        return f"{v:,}"
-    return str(v)
-
-
 def counters_table(results: list, title: str = "counters") -> Table:
     t = Table(title=title, title_justify="left")
     t.add_column("metric")
@@ -68,21 +62,6 @@ def opcode_table(results: list, top: int = 12) -> Table:
     for op, n in sorted(total.items(), key=lambda x: -x[1])[:top]:
         t.add_row(op, fmt(n), f"{100 * n / s:.1f}%")
     return t
-
-
-def short_name(name: str) -> str:
-    """numba's mangled kernel names (_ZN<len><name>...), shortened to the Python function name."""
-    if not name.startswith("_ZN"):
-        return name[:40]
-    pos, last = 3, name
-    while pos < len(name) and name[pos].isdigit():
-        end = pos
-        while name[end].isdigit():
-            end += 1
-        n = int(name[pos:end])
-        last = name[end:end + n]
-        pos = end + n
-    return last
 
 
 def _stall_rows(m: dict, top: int = 6):
@@ -135,3 +114,9 @@ def _ratio(m, k):
     req = m.get(f"l1tex__t_requests_pipe_lsu_mem_global_op_{k}.sum", 0)
     sec = m.get(f"l1tex__t_sectors_pipe_lsu_mem_global_op_{k}.sum", 0)
     return f"{sec / req:.2f}" if req else "-"
+
+
+def html(results, path, gpu=None, extra_sections=None):
+    """Write the HTML report of a launch (or of a program's launches) to path: gpusim.html.write."""
+    from gpusim.html import write
+    return write(results, path, gpu=gpu, extra_sections=extra_sections)

@@ -11,8 +11,8 @@ from pathlib import Path
 from rich.table import Table
 from rich.text import Text
 
-from gpusim.report import fmt, short_name
 from gpusim.sm.stalls import STALLS
+from gpusim.textfmt import fmt, short_name
 
 COUNTERS = ("warp", "thread", "sectors", "requests", "wavefronts", "bank_conflicts")
 KERNEL_END = "exit (end of kernel)"     # the decoder's synthetic last instruction (gpusim/isa/decode.py)
