@@ -13,13 +13,22 @@ err_console = Console(stderr=True)      # status lines (first compile), never mi
 
 
 class _Progress:
-    """A rich progress bar the timing engine feeds with (CTAs done, CTAs total)."""
+    """A rich progress bar the timing engine feeds: CTAs done of total, simulated cycles, warp
+    instructions per second of wall time and the time left. Silent when stdout is not a terminal.
 
-    def __init__(self):
-        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+    Called as progress(done, total) by gpusim/timing/gigathread.py; progress(done, total, cycles=C,
+    warp_inst=N) also shows the simulated cycle and the simulation rate (the core passes them once it
+    gives them: see gpusim/html/README.md, "progress")."""
+
+    def __init__(self, console_=None):
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+        con = console_ or console
         self.p = Progress(TextColumn("simulating"), BarColumn(), TextColumn("{task.completed}/{task.total} CTAs"),
-                          TimeElapsedColumn(), console=console, transient=True)
+                          TextColumn("{task.fields[cycles]}"), TextColumn("{task.fields[rate]}"),
+                          TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                          console=con, transient=True, disable=not con.is_terminal)
         self.task = None
+        self.start = None
 
     def __enter__(self):
         self.p.__enter__()
@@ -28,10 +37,22 @@ class _Progress:
     def __exit__(self, *exc):
         return self.p.__exit__(*exc)
 
-    def __call__(self, done: int, total: int):
+    def __call__(self, done: int, total: int, cycles: int | None = None, warp_inst: int | None = None):
+        import time
         if self.task is None or self.p.tasks[self.task].total != total:
-            self.task = self.p.add_task("sim", total=total)
-        self.p.update(self.task, completed=done)
+            self.task = self.p.add_task("sim", total=total, cycles="", rate="")
+            self.start = time.perf_counter()
+        fields = {}
+        if cycles is not None:
+            fields["cycles"] = f"{cycles:,} cycles"
+        if warp_inst is not None:
+            dt = time.perf_counter() - self.start
+            fields["rate"] = f"{warp_inst / dt / 1e6:,.2f} M warp-inst/s" if dt > 0 else ""
+        self.p.update(self.task, completed=done, **fields)
+
+    def fields(self) -> dict:
+        """The current task's extra columns (cycles, rate): what the bar shows beside the count."""
+        return dict(self.p.tasks[self.task].fields) if self.task is not None else {}
 
 
 def progress() -> _Progress:

@@ -21,7 +21,7 @@ from gpusim.textfmt import fmt, short_name
 NO_EVENTS = "No event record in this run: run with --trace/--html to record events (CTA start and end per SM)."
 
 
-def _env() -> jinja2.Environment:
+def template_env() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.PackageLoader("gpusim.html", "templates"),
                              autoescape=jinja2.select_autoescape(["html", "j2"]), trim_blocks=True, lstrip_blocks=True)
     env.filters["fmt"] = fmt
@@ -30,7 +30,7 @@ def _env() -> jinja2.Environment:
     return env
 
 
-def _css() -> str:
+def stylesheet() -> str:
     return resources.files("gpusim.html").joinpath("static/report.css").read_text()
 
 
@@ -105,10 +105,10 @@ def render(results, gpu=None, extra_sections=None, title: str | None = None) -> 
     launches = [_launch(i, r, spec_of(r, gpu), models) for i, r in enumerate(results)]
     script, divs = components(models) if models else ("", {})
     extra = [(t, Markup(frag)) for t, frag in (extra_sections or [])]
-    return _env().get_template("report.html.j2").render(
+    return template_env().get_template("report.html.j2").render(
         title=title or f"gpusim: {short_name(results[0].kernel)} on {results[0].gpu}", launches=launches,
         divs={k: Markup(v) for k, v in divs.items()}, chart_script=Markup(script),
-        bokeh_js=Markup(charts.bokeh_js()) if models else "", css=Markup(_css()), extra_sections=extra,
+        bokeh_js=Markup(charts.bokeh_js()) if models else "", css=Markup(stylesheet()), extra_sections=extra,
         stall_colors=charts.STALL_COLORS)
 
 
