@@ -24,19 +24,36 @@ def chromium_path() -> str | None:
 
 
 @contextlib.contextmanager
-def browser_page(width: int = 1400, height: int = 1000):
-    """A Playwright page in a fresh headless Chromium; console errors and page errors collect in
-    page.errors (a list of strings)."""
+def chromium(width: int = 1400, height: int = 1000):
+    """A fresh headless Chromium (a Playwright browser context); open pages with new_page(ctx)."""
     from playwright.sync_api import sync_playwright
     with tempfile.TemporaryDirectory(prefix="gpusim-chromium-") as profile, sync_playwright() as pw:
         ctx = pw.chromium.launch_persistent_context(profile, executable_path=chromium_path(), headless=True,
                                                     args=FLAGS, viewport={"width": width, "height": height})
         try:
-            page = ctx.pages[0] if ctx.pages else ctx.new_page()
-            errors: list[str] = []
-            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.errors = errors
-            yield page
+            yield ctx
         finally:
             ctx.close()
+
+
+def new_page(ctx):
+    """A page whose console errors and uncaught exceptions collect in page.errors (strings)."""
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.errors = errors
+    return page
+
+
+def wait_for_charts(page, least: int, timeout_s: float = 30.0) -> int:
+    """Wait until `least` charts have drawn a canvas (bokeh draws inside shadow roots, which
+    Playwright's locators enter and document.querySelectorAll does not); returns how many did."""
+    import time
+    end = time.monotonic() + timeout_s
+    charts = page.locator("[data-chart]")
+    while True:
+        drawn = sum(1 for i in range(charts.count()) if charts.nth(i).locator("canvas").count())
+        if drawn >= least or time.monotonic() > end:
+            return drawn
+        page.wait_for_timeout(100)
