@@ -59,7 +59,8 @@ def _vs_h100(args):
         sim, _, secs = simulate(all_cases()[f"prog_{args.a}"], spec)
     note = f"{rec['description']}; grid {rec['grid']} block {rec['block']}"
     a = compare.Side(f"gpusim {args.a} on {spec.name}", sim, notes=[note, f"simulated in {secs:.1f} s"])
-    b = compare.Side(f"H100 (ncu) {args.a}", hw, notes=[note, rec["provenance"]["ncu_version"]])
+    b = compare.Side(f"H100 (ncu) {args.a}", hw, notes=[note, f"Nsight Compute {rec['provenance']['ncu_version']}",
+                                                        "ncu counts SASS instructions, gpusim PTX instructions"])
     return a, b
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpusim.html.lines import ideal_sectors, ptx_rows, where
+from gpusim.html.lines import ideal_sectors, ptx_rows, short_text, where
 
 UNCOALESCED_RATIO = 1.5     # sectors/request this many times the ideal
 MIN_REQUESTS = 4            # a line with fewer requests is not worth a word
@@ -46,6 +46,10 @@ class Advice:
     severity: str = "warning"     # warning | info
 
 
+def code(row: dict) -> str:
+    return short_text(row["text"])
+
+
 def uncoalesced(r, rows) -> list[Advice]:
     out = []
     for row in rows:
@@ -58,7 +62,7 @@ def uncoalesced(r, rows) -> list[Advice]:
             kind = "stores" if row["text"].startswith(("st.", "red.", "atom.")) else "loads"
             out.append(Advice("uncoalesced", f"uncoalesced global {kind} at {where(row)}: {spr:.1f} sectors per "
                               f"request, ideal {ideal:.0f}",
-                              f"`{row['text']}` moves {spr / ideal:.1f}x the sectors a coalesced access would: "
+                              f"`{code(row)}` moves {spr / ideal:.1f}x the sectors a coalesced access would: "
                               "neighbouring threads should touch neighbouring addresses.", row["ptx_line"]))
     return out
 
@@ -69,7 +73,7 @@ def bank_conflicts(r, rows) -> list[Advice]:
         ways = row.get("conflict_ways")
         if ways and ways >= CONFLICT_WAYS and row.get("bank_conflicts", 0) >= MIN_REQUESTS:
             out.append(Advice("bank_conflicts", f"shared-memory bank conflicts at {where(row)}: {ways:.1f}-way",
-                              f"`{row['text']}` takes {row['wavefronts']:,} wavefronts, {row['bank_conflicts']:,} of "
+                              f"`{code(row)}` takes {row['wavefronts']:,} wavefronts, {row['bank_conflicts']:,} of "
                               "them conflicts: pad the array or change the index so a warp's lanes hit 32 "
                               "different banks.", row["ptx_line"]))
     return out
@@ -99,7 +103,7 @@ def divergence(r, rows) -> list[Advice]:
         before, after = row["thread"] / row["warp"], nxt["thread"] / nxt["warp"]
         if before - after >= DIVERGENCE_DROP:
             out.append(Advice("divergence", f"divergent branches at {where(row)}",
-                              f"`{row['text']}`: {before:.1f} active threads per warp at the branch, {after:.1f} on "
+                              f"`{code(row)}`: {before:.1f} active threads per warp at the branch, {after:.1f} on "
                               f"its fall-through path ({r.metrics['sm__sass_branch_divergent.sum']:,} divergent "
                               "branches in the kernel). Make the condition uniform across a warp.", row["ptx_line"]))
     return out
@@ -119,7 +123,7 @@ def dominant_stall(r, rows) -> list[Advice]:
         return []
     top = max(rows, key=lambda row: row.get("stalls", {}).get(reason, 0))
     return [Advice("stall", f"{reason} dominates: {100 * cycles / n:.0f}% of stall cycles, most at {where(top)}",
-                   f"{WHY.get(reason, '')}. Line: `{top['text']}`.", top["ptx_line"])]
+                   f"{WHY.get(reason, '')}. Line: `{code(top)}`.", top["ptx_line"])]
 
 
 def tail_effect(r, rows) -> list[Advice]:

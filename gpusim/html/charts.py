@@ -98,7 +98,7 @@ def roofline_chart(pt, pk, uses_tensor: bool):
         f.add_layout(Label(x=pt.intensity, y=pt.flops_per_s, text=" this kernel", text_font_size="9pt"))
     f.legend.location = "bottom_right"
     f.legend.label_text_font_size = "8pt"
-    f.y_range.start = lo * pk.dram_bytes
+    f.y_range.start = min(lo * pk.dram_bytes, pt.flops_per_s / 4 if pt.flops_per_s else float("inf"))
     f.add_layout(Span(location=pk.ridge, dimension="height", line_dash="dotted", line_color="#e45756"))
     return f
 

@@ -91,6 +91,11 @@ def stall_totals(r) -> dict:
     return {name: int(s[i]) for i, name in enumerate(STALLS)}
 
 
+def short_text(text: str) -> str:
+    """An instruction with numba's long mangled symbol names cut down (for sentences, not tables)."""
+    return re.sub(r"(_ZN\w{12})\w+", r"\1...", text)
+
+
 def where(row: dict) -> str:
     """`file.py:12` for a source row, `PTX 48` for a PTX row."""
     if row.get("ptx_lines") is not None:

@@ -131,3 +131,25 @@ def test_progress_silent_off_a_terminal_and_shows_cycles_on_one():
     with _Progress(Console(file=io.StringIO(), force_terminal=True)) as p:
         p(64, 128, cycles=12345, warp_inst=1000)
         assert p.fields()["cycles"] == "12,345 cycles" and p.fields()["rate"].endswith("M warp-inst/s")
+
+
+def test_compare_vs_h100_sets_sim_beside_the_recording(capsys):
+    """saxpy at its default size (as `gpusim validate` runs it) against ncu's H100 counters: the sector
+    counts are exact-tier counters, equal on both sides."""
+    from gpusim.compare_cmd import recorded_h100
+    assert main(["compare", "saxpy", "--vs-h100"]) == 0
+    out = capsys.readouterr().out
+    assert "gpusim saxpy on h100" in out and "H100 (ncu) saxpy" in out
+    hw, _ = recorded_h100("saxpy")
+    sectors = f"{int(hw['l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum']):,}"
+    assert re.search(rf"global ld sectors\s+│\s+{sectors}\s+│\s+{sectors}\s+│\s+1\.00x", out)
+
+
+def test_functional_mode_page_has_the_source_view_and_no_charts():
+    import numpy as np
+    from kernels import copy
+
+    import gpusim
+    r = gpusim.launch(copy, 1, 32, np.ones(32, np.float32), np.zeros(32, np.float32), gpu="tiny", mode="functional")
+    out = render(r)
+    assert 'data-view="ptx-lines"' in out and "data-chart" not in out and "Bokeh" not in out
