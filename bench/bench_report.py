@@ -28,7 +28,22 @@ def _programs():
         progs.update(triton_programs())
     except ImportError:
         pass
+    from programs.ptx_programs import PTX_PROGRAMS
+    progs.update({name: _ptx_program(name, spec) for name, spec in PTX_PROGRAMS.items()})
     return progs
+
+
+def _ptx_program(name: str, spec: dict):
+    """A CUDA C program of programs/ptx_programs.py, shaped as a numba program module for bench()."""
+    from gpusim.kernels import load_ptx
+    from programs.argspec import parse_args
+    from programs.ptx_programs import PTX_DIR
+
+    def run(launch, inp):
+        kernel = load_ptx(str(PTX_DIR / spec["file"]))[spec["kernel"]]
+        launch(kernel, spec["grid"], spec["block"], *parse_args(spec["args"], 0))
+    return type(name, (), {"SMALL_SIZE": 0, "DEFAULT_SIZE": 0, "inputs": staticmethod(lambda n, seed=0: None),
+                           "run": staticmethod(run)})
 
 
 def bench(name: str, mod, gpu: str, small: bool, out: Path) -> dict:

@@ -15,6 +15,7 @@ from markupsafe import Markup
 
 from gpusim.html import advice, charts, lines, roofline
 from gpusim.presets import get_preset
+from gpusim.report_lines import line_ranges
 from gpusim.sm.stalls import STALLS
 from gpusim.textfmt import fmt, short_name
 
@@ -25,6 +26,7 @@ def template_env() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.PackageLoader("gpusim.html", "templates"),
                              autoescape=jinja2.select_autoescape(["html", "j2"]), trim_blocks=True, lstrip_blocks=True)
     env.filters["fmt"] = fmt
+    env.filters["ranges"] = line_ranges
     env.filters["pct"] = lambda v: "" if v is None else f"{v:.0f}%"
     env.filters["num"] = lambda v, d=1: "" if v is None else f"{v:,.{d}f}"
     return env
