@@ -65,9 +65,9 @@ def memory_chart(m: dict):
     rates = [m.get("l1tex__t_sector_hit_rate.pct", 0), m.get("lts__t_sector_hit_rate.pct", 0)]
     b = _fig("sector hit rate %", x_range=levels, y_range=(0, 100), width=220)
     b.vbar(x=levels, top=rates, width=0.6, color="#54a24b")
-    flows = ["L1 (global+local)", "DRAM read", "DRAM write"]
-    l1_bytes = 32 * (sec[0] + sec[1] + sec[3])
-    nbytes = [l1_bytes, m.get("dram__bytes_read.sum", 0), m.get("dram__bytes_write.sum", 0)]
+    flows = ["L1 (global+local)", l2_label(m), "DRAM read", "DRAM write"]
+    nbytes = [32 * (sec[0] + sec[1] + sec[3]), l2_bytes(m), m.get("dram__bytes_read.sum", 0),
+              m.get("dram__bytes_write.sum", 0)]
     c = _fig("bytes moved", x_range=flows, width=360)
     c.vbar(x=flows, top=nbytes, width=0.6, color="#b279a2")
     c.add_tools(HoverTool(tooltips=[("bytes", "@top{0,0}")]))
@@ -76,6 +76,22 @@ def memory_chart(m: dict):
     for f in (a, c):
         f.yaxis.formatter = NumeralTickFormatter(format="0.[0]a")
     return row(a, b, c)
+
+
+def l2_bytes(m: dict) -> float:
+    """Bytes the L2 served: its sector lookups (lts__t_sectors.sum) when the core counts them, else an
+    estimate: the global load sectors that missed in L1, plus the store and local sectors (the L1
+    writes through)."""
+    if "lts__t_sectors.sum" in m:
+        return 32.0 * m["lts__t_sectors.sum"]
+    g = "l1tex__t_sectors_pipe_lsu_mem_global_op_{}.sum"
+    miss = 1 - m.get("l1tex__t_sector_hit_rate.pct", 0) / 100
+    return 32.0 * (m.get(g.format("ld"), 0) * miss + m.get(g.format("st"), 0)
+                   + m.get("l1tex__t_sectors_pipe_lsu_mem_local_op.sum", 0) * miss)
+
+
+def l2_label(m: dict) -> str:
+    return "L2" if "lts__t_sectors.sum" in m else "L2 (est.)"
 
 
 def roofline_chart(pt, pk, uses_tensor: bool):

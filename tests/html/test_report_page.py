@@ -153,3 +153,12 @@ def test_functional_mode_page_has_the_source_view_and_no_charts():
     r = gpusim.launch(copy, 1, 32, np.ones(32, np.float32), np.zeros(32, np.float32), gpu="tiny", mode="functional")
     out = render(r)
     assert 'data-view="ptx-lines"' in out and "data-chart" not in out and "Bokeh" not in out
+
+
+def test_l2_bytes_use_the_l2_counter_when_the_core_gives_it():
+    from gpusim.html import charts
+    g = "l1tex__t_sectors_pipe_lsu_mem_global_op_{}.sum"
+    m = {g.format("ld"): 100, g.format("st"): 50, "l1tex__t_sector_hit_rate.pct": 25.0}
+    assert charts.l2_bytes(m) == 32 * (75 + 50) and charts.l2_label(m) == "L2 (est.)"
+    m["lts__t_sectors.sum"] = 10
+    assert charts.l2_bytes(m) == 320 and charts.l2_label(m) == "L2"
