@@ -86,7 +86,8 @@ def main(argv=None) -> int:
         for name in names:
             row = bench(name, progs[name], args.gpu, args.small, out)
             rows.append(row)
-            print(f"{name:24s} {row['size']:>9,} {row['launches']:>8d} {row['run_s']:>8.1f} {row['report_s']:>9.2f} "
+            size = f"{row['size']:,}" if row["size"] else "-"
+            print(f"{name:24s} {size:>9s} {row['launches']:>8d} {row['run_s']:>8.1f} {row['report_s']:>9.2f} "
                   f"{row['mb']:>6.2f}", flush=True)
         worst = max(rows, key=lambda r: r["report_s"])
         big = max(rows, key=lambda r: r["mb"])

@@ -15,6 +15,7 @@ CONFLICT_WAYS = 1.5         # shared wavefronts per ideal wavefront
 DOMINANT_SHARE = 0.40       # a stall reason with this share of all stall cycles dominates
 DIVERGENCE_DROP = 0.5       # threads per warp lost between a branch and its fall-through
 TAIL_FULL = 0.5             # a last wave less full than this is a tail effect
+MAX_LINES = 5               # per-line rules name at most this many lines, the costliest first
 WHY = {
     "long_scoreboard": "warps wait on global or local memory (L1TEX): improve coalescing and reuse, keep more "
                        "loads in flight (more warps, or independent loads before their use)",
@@ -50,6 +51,17 @@ def code(row: dict) -> str:
     return short_text(row["text"])
 
 
+def _worst(found: list[tuple[float, Advice]], what: str) -> list[Advice]:
+    """The MAX_LINES costliest findings of a per-line rule, and one line saying how many more there are."""
+    found.sort(key=lambda fa: -fa[0])
+    out = [a for _, a in found[:MAX_LINES]]
+    if len(found) > MAX_LINES:
+        rule = found[0][1].rule
+        out.append(Advice(rule, f"... and {len(found) - MAX_LINES} more lines with {what}",
+                          "See the PTX view's columns for all of them.", severity="info"))
+    return out
+
+
 def uncoalesced(r, rows) -> list[Advice]:
     out = []
     for row in rows:
@@ -60,11 +72,12 @@ def uncoalesced(r, rows) -> list[Advice]:
         spr = row["sectors"] / req
         if spr >= UNCOALESCED_RATIO * ideal:
             kind = "stores" if row["text"].startswith(("st.", "red.", "atom.")) else "loads"
-            out.append(Advice("uncoalesced", f"uncoalesced global {kind} at {where(row)}: {spr:.1f} sectors per "
-                              f"request, ideal {ideal:.0f}",
-                              f"`{code(row)}` moves {spr / ideal:.1f}x the sectors a coalesced access would: "
-                              "neighbouring threads should touch neighbouring addresses.", row["ptx_line"]))
-    return out
+            a = Advice("uncoalesced", f"uncoalesced global {kind} at {where(row)}: {spr:.1f} sectors per request, "
+                       f"ideal {ideal:.0f}",
+                       f"`{code(row)}` moves {spr / ideal:.1f}x the sectors a coalesced access would: "
+                       "neighbouring threads should touch neighbouring addresses.", row["ptx_line"])
+            out.append((row["sectors"] - ideal * req, a))
+    return _worst(out, "uncoalesced accesses")
 
 
 def bank_conflicts(r, rows) -> list[Advice]:
@@ -72,11 +85,12 @@ def bank_conflicts(r, rows) -> list[Advice]:
     for row in rows:
         ways = row.get("conflict_ways")
         if ways and ways >= CONFLICT_WAYS and row.get("bank_conflicts", 0) >= MIN_REQUESTS:
-            out.append(Advice("bank_conflicts", f"shared-memory bank conflicts at {where(row)}: {ways:.1f}-way",
-                              f"`{code(row)}` takes {row['wavefronts']:,} wavefronts, {row['bank_conflicts']:,} of "
-                              "them conflicts: pad the array or change the index so a warp's lanes hit 32 "
-                              "different banks.", row["ptx_line"]))
-    return out
+            a = Advice("bank_conflicts", f"shared-memory bank conflicts at {where(row)}: {ways:.1f}-way",
+                       f"`{code(row)}` takes {row['wavefronts']:,} wavefronts, {row['bank_conflicts']:,} of them "
+                       "conflicts: pad the array or change the index so a warp's lanes hit 32 different banks.",
+                       row["ptx_line"])
+            out.append((row["bank_conflicts"], a))
+    return _worst(out, "bank conflicts")
 
 
 def occupancy_limit(r, rows) -> list[Advice]:
@@ -102,11 +116,12 @@ def divergence(r, rows) -> list[Advice]:
             continue
         before, after = row["thread"] / row["warp"], nxt["thread"] / nxt["warp"]
         if before - after >= DIVERGENCE_DROP:
-            out.append(Advice("divergence", f"divergent branches at {where(row)}",
-                              f"`{code(row)}`: {before:.1f} active threads per warp at the branch, {after:.1f} on "
-                              f"its fall-through path ({r.metrics['sm__sass_branch_divergent.sum']:,} divergent "
-                              "branches in the kernel). Make the condition uniform across a warp.", row["ptx_line"]))
-    return out
+            a = Advice("divergence", f"divergent branches at {where(row)}",
+                       f"`{code(row)}`: {before:.1f} active threads per warp at the branch, {after:.1f} on its "
+                       f"fall-through path ({r.metrics['sm__sass_branch_divergent.sum']:,} divergent branches in "
+                       "the kernel). Make the condition uniform across a warp.", row["ptx_line"])
+            out.append(((before - after) * row["warp"], a))
+    return _worst(out, "divergent branches")
 
 
 def dominant_stall(r, rows) -> list[Advice]:

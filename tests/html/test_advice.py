@@ -92,3 +92,11 @@ def test_functional_mode_gets_no_advice():
     import gpusim
     r = gpusim.launch(copy, 1, 32, np.ones(32, np.float32), np.zeros(32, np.float32), gpu="tiny", mode="functional")
     assert advice.advise(r) == []
+
+
+def test_per_line_rules_name_the_costliest_lines_then_count_the_rest():
+    rows = [{"pc": i, "ptx_line": 10 + i, "file": None, "text": "ld.global.f32 %f1, [%rd1];", "warp": 10,
+             "thread": 320, "requests": 10, "sectors": 80 * (i + 1)} for i in range(advice.MAX_LINES + 3)]
+    found = advice.uncoalesced(None, rows)
+    assert [a.ptx_line for a in found[:advice.MAX_LINES]] == [10 + i for i in range(advice.MAX_LINES + 2, 2, -1)]
+    assert found[-1].severity == "info" and "3 more lines" in found[-1].title
