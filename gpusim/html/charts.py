@@ -125,8 +125,9 @@ def cta_timeline_chart(cta, n_sm: int):
     sm = cta["sm"].astype(float)
     src = ColumnDataSource({"sm": sm, "top": sm + 0.85, "start": cta["start"].astype(float),
                             "end": cta["end"].astype(float), "cta": cta["cta"].astype(int)})
-    f = _fig("CTAs on SMs", width=900, height=min(700, 60 + 6 * n_sm), x_axis_label="cycle", y_axis_label="SM")
-    f.quad(left="start", right="end", bottom="sm", top="top", source=src, fill_color="#4c78a8",
+    f = _fig("CTAs on SMs", width=900, height=max(200, min(700, 60 + 8 * n_sm)), x_axis_label="cycle",
+             y_axis_label="SM")
+    f.quad(left="start", right="end", bottom="sm", top="top", source=src, fill_color="#4c78a8", fill_alpha=0.6,
            line_color="white", line_width=0.5)
     f.add_tools(HoverTool(tooltips=[("CTA", "@cta"), ("SM", "@sm{0}"), ("cycles", "@start{0,0} - @end{0,0}")]))
     return f
