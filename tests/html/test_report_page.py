@@ -162,3 +162,13 @@ def test_l2_bytes_use_the_l2_counter_when_the_core_gives_it():
     assert charts.l2_bytes(m) == 32 * (75 + 50) and charts.l2_label(m) == "L2 (est.)"
     m["lts__t_sectors.sum"] = 10
     assert charts.l2_bytes(m) == 320 and charts.l2_label(m) == "L2"
+
+
+def test_compare_two_toml_configs(tmp_path, capsys):
+    slow = tmp_path / "slow_dram.toml"
+    slow.write_text('base = "tiny"\n[dram]\nlatency = 2000\n')
+    assert main(["compare", "vecadd", "--small", "--gpu", "tiny", "--vs-gpu", str(slow)]) == 0
+    out = capsys.readouterr().out
+    assert "vecadd on tiny+slow_dram.toml" in out
+    cycles = re.search(r"│ cycles\s+│\s+([\d,]+)\s+│\s+([\d,]+)", out)
+    assert int(cycles.group(2).replace(",", "")) > int(cycles.group(1).replace(",", ""))
