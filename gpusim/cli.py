@@ -74,6 +74,8 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--csv", help="write every counter to this CSV file (launch,kernel,metric,value); the per-line "
                                  "counters go to FILE with the suffix .lines.csv (one row per PTX line and per "
                                  "source line, column 'level')")
+    r.add_argument("--html", help="write the HTML report (summary, advice, charts, source view) to this file: one "
+                                  "self-contained page that opens offline")
     x = sub.add_parser("ptx", help="print the PTX of an example program")
     x.add_argument("program")
     v = sub.add_parser("validate", help="replay the recorded H100 cases and compare (no GPU needed)")
@@ -94,6 +96,8 @@ def _parser() -> argparse.ArgumentParser:
     py.add_argument("script_args", nargs=argparse.REMAINDER, help="its arguments")
     sub.add_parser("dropin-path", help="print the folder to put on PYTHONPATH, with GPUSIM_DROPIN=1, so that "
                    "any Python process runs its numba.cuda launches on gpusim")
+    from gpusim.compare_cmd import add_parser as add_compare
+    add_compare(sub)
     pr = sub.add_parser("presets", help="show GPU presets")
     pr.add_argument("name", nargs="?")
     return p
@@ -102,8 +106,9 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        from gpusim import commands
-        return getattr(commands, f"cmd_{args.cmd.replace('-', '_')}")(args) or 0
+        from gpusim import commands, compare_cmd
+        where = compare_cmd if args.cmd == "compare" else commands
+        return getattr(where, f"cmd_{args.cmd.replace('-', '_')}")(args) or 0
     except GpusimError as e:
         print(_printable(f"gpusim: error: {e}"), file=sys.stderr)
         return EXIT_USER

@@ -157,6 +157,8 @@ def cmd_run(args):
     if args.csv:
         check_writable(args.csv, "--csv")
         check_writable(Path(args.csv).with_suffix(".lines.csv"), "--csv")
+    if getattr(args, "html", None):
+        check_writable(args.html, "--html")
     spec = get_preset(args.gpu)
     budget = DEFAULT_BUDGET if args.max_instructions is None else args.max_instructions
     check = getattr(args, "check", None)
@@ -321,6 +323,16 @@ def _show(results, args, ok):
             _write_csv(Path(args.csv), results)
         except OSError as e:
             raise GpusimError(f"{args.csv}: cannot write: {e.strerror}") from None
+    if getattr(args, "html", None):
+        _write_html(Path(args.html), results, args)
+
+
+def _write_html(path: Path, results, args):
+    try:
+        report.html(results, path, gpu=get_preset(args.gpu) if hasattr(args, "gpu") else None)
+    except OSError as e:
+        raise GpusimError(f"{path}: cannot write: {e.strerror}") from None
+    report.console.print(f"wrote the HTML report to {path} ({path.stat().st_size / 1e6:.1f} MB)")
 
 
 def _write_csv(path: Path, results):

@@ -21,6 +21,8 @@ from gpusim.spec import check as check_spec
 # warp instructions before the watchdog stops a launch: ~1 minute of functional mode, ~8 of timing
 # mode on one core; the largest example program at its default size needs under 40 M
 DEFAULT_BUDGET = 200_000_000
+# LaunchResult._repr_html_'s page builder: gpusim/__init__.py registers gpusim.html's, a layer above this one
+HTML_RENDERER: list = []
 
 
 @dataclass
@@ -39,6 +41,10 @@ class LaunchResult:
     sanitizer: object = None     # with check=...: sm/sanitize_report.py SanitizerResult (reports, totals)
     stdout: str = ""             # what the kernel's printf calls wrote (also printed to sys.stdout)
     symbols: dict = field(default_factory=dict)   # read_symbols=[...]: module .global variable -> bytes after
+
+    def _repr_html_(self) -> str | None:
+        """Jupyter shows a launch as its HTML report (gpusim.html), once a renderer is registered."""
+        return HTML_RENDERER[0](self) if HTML_RENDERER else None
 
     @property
     def hazards(self) -> list:

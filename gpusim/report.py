@@ -6,18 +6,29 @@ import sys
 from rich.console import Console
 from rich.table import Table
 
+from gpusim.textfmt import fmt, short_name  # noqa: F401  (re-exported: report.fmt, report.short_name)
+
 console = Console() if sys.stdout.isatty() else Console(width=160)   # wide tables when piped to a file
 err_console = Console(stderr=True)      # status lines (first compile), never mixed into the results
 
 
 class _Progress:
-    """A rich progress bar the timing engine feeds with (CTAs done, CTAs total)."""
+    """A rich progress bar the timing engine feeds: CTAs done of total, simulated cycles, warp
+    instructions per second of wall time and the time left. Silent when stdout is not a terminal.
 
-    def __init__(self):
-        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+    Called as progress(done, total) by gpusim/timing/gigathread.py; progress(done, total, cycles=C,
+    warp_inst=N) also shows the simulated cycle and the simulation rate (the core passes them once it
+    gives them: see gpusim/html/README.md, "progress")."""
+
+    def __init__(self, console_=None):
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+        con = console_ or console
         self.p = Progress(TextColumn("simulating"), BarColumn(), TextColumn("{task.completed}/{task.total} CTAs"),
-                          TimeElapsedColumn(), console=console, transient=True)
+                          TextColumn("{task.fields[cycles]}"), TextColumn("{task.fields[rate]}"),
+                          TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                          console=con, transient=True, disable=not con.is_terminal)
         self.task = None
+        self.start = None
 
     def __enter__(self):
         self.p.__enter__()
@@ -26,22 +37,26 @@ class _Progress:
     def __exit__(self, *exc):
         return self.p.__exit__(*exc)
 
-    def __call__(self, done: int, total: int):
+    def __call__(self, done: int, total: int, cycles: int | None = None, warp_inst: int | None = None):
+        import time
         if self.task is None or self.p.tasks[self.task].total != total:
-            self.task = self.p.add_task("sim", total=total)
-        self.p.update(self.task, completed=done)
+            self.task = self.p.add_task("sim", total=total, cycles="", rate="")
+            self.start = time.perf_counter()
+        fields = {}
+        if cycles is not None:
+            fields["cycles"] = f"{cycles:,} cycles"
+        if warp_inst is not None:
+            dt = time.perf_counter() - self.start
+            fields["rate"] = f"{warp_inst / dt / 1e6:,.2f} M warp-inst/s" if dt > 0 else ""
+        self.p.update(self.task, completed=done, **fields)
+
+    def fields(self) -> dict:
+        """The current task's extra columns (cycles, rate): what the bar shows beside the count."""
+        return dict(self.p.tasks[self.task].fields) if self.task is not None else {}
 
 
 def progress() -> _Progress:
     return _Progress()
-
-
-def fmt(v) -> str:
-    if isinstance(v, float):
-        return f"{v:,.2f}"
-    if isinstance(v, int):
-        return f"{v:,}"
-    return str(v)
 
 
 def counters_table(results: list, title: str = "counters") -> Table:
@@ -68,21 +83,6 @@ def opcode_table(results: list, top: int = 12) -> Table:
     for op, n in sorted(total.items(), key=lambda x: -x[1])[:top]:
         t.add_row(op, fmt(n), f"{100 * n / s:.1f}%")
     return t
-
-
-def short_name(name: str) -> str:
-    """numba's mangled kernel names (_ZN<len><name>...), shortened to the Python function name."""
-    if not name.startswith("_ZN"):
-        return name[:40]
-    pos, last = 3, name
-    while pos < len(name) and name[pos].isdigit():
-        end = pos
-        while name[end].isdigit():
-            end += 1
-        n = int(name[pos:end])
-        last = name[end:end + n]
-        pos = end + n
-    return last
 
 
 def _stall_rows(m: dict, top: int = 6):
@@ -135,3 +135,9 @@ def _ratio(m, k):
     req = m.get(f"l1tex__t_requests_pipe_lsu_mem_global_op_{k}.sum", 0)
     sec = m.get(f"l1tex__t_sectors_pipe_lsu_mem_global_op_{k}.sum", 0)
     return f"{sec / req:.2f}" if req else "-"
+
+
+def html(results, path, gpu=None, extra_sections=None):
+    """Write the HTML report of a launch (or of a program's launches) to path: gpusim.html.write."""
+    from gpusim.html import write
+    return write(results, path, gpu=gpu, extra_sections=extra_sections)

@@ -11,8 +11,8 @@ from pathlib import Path
 from rich.table import Table
 from rich.text import Text
 
-from gpusim.report import fmt, short_name
 from gpusim.sm.stalls import STALLS
+from gpusim.textfmt import fmt, short_name
 
 COUNTERS = ("warp", "thread", "sectors", "requests", "wavefronts", "bank_conflicts")
 KERNEL_END = "exit (end of kernel)"     # the decoder's synthetic last instruction (gpusim/isa/decode.py)
@@ -116,7 +116,7 @@ def lines_tables(r, top: int = 15) -> list[Table]:
     tables = []
     sources = _by_source(rows)
     if any(s["file"] for s in sources):
-        cells = [{"source": _where(s), "code": s["text"], "PTX lines": _ranges(s["ptx_lines"]),
+        cells = [{"source": _where(s), "code": s["text"], "PTX lines": line_ranges(s["ptx_lines"]),
                   **_stat_cells(s)} for s in _hottest(sources, top)]
         tables.append(_table(f"hottest source lines of {name} ({by})", ("source", "code", "PTX lines"), cells))
     cells = [{"PTX line": str(row["ptx_line"] or ""), "source": _where(row) if row["file"] else "",
@@ -166,7 +166,7 @@ def _where(row: dict) -> str:
     return f"{Path(row['file']).name}:{row['line']}" if row["file"] else "(no source line)"
 
 
-def _ranges(nums: list[int]) -> str:
+def line_ranges(nums: list[int]) -> str:
     """Sorted line numbers as compact ranges: [48, 49, 50, 67] -> '48-50, 67'."""
     out: list[list[int]] = []
     for n in sorted(set(nums)):
