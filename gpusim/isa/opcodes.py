@@ -136,4 +136,5 @@ CNT_WARP_INST, CNT_THREAD_INST, CNT_BRANCH, CNT_DIVERGENT, CNT_BAR, CNT_LD, CNT_
 CNT_PRED_OFF, CNT_ACTIVE_LANES = 8, 9
 CNT_LDGSTS, CNT_LDSM, CNT_STSM, CNT_HMMA, CNT_IMMA, CNT_DMMA = range(10, 16)   # cp.async, ldmatrix, stmatrix, mma
 CNT_MBAR_FAIL, CNT_GMMA = 16, 17       # try_wait/test_wait that found the phase incomplete; wgmma.mma_async
-NCNT = 18
+CNT_MBAR_PHASE = 18     # mbarrier phases completed by an arrive (the timing model delays their visibility)
+NCNT = 19

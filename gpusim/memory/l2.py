@@ -67,7 +67,8 @@ def make_state(spec: L2Spec) -> L2:
 
 def counters(l2: L2) -> dict:
     c = l2.counters
-    return {"lts__t_sector_hit_rate.pct": 100.0 * c[HITS] / c[LOOKUPS] if c[LOOKUPS] else 0.0,
+    return {"lts__t_sectors.sum": int(c[LOOKUPS]),
+            "lts__t_sector_hit_rate.pct": 100.0 * c[HITS] / c[LOOKUPS] if c[LOOKUPS] else 0.0,
             "gpusim__l2_dirty_bytes_at_end.sum": 32 * dirty_sectors(l2.cache)}
 
 

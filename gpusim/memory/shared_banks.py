@@ -23,6 +23,9 @@ class SharedMemSpec:
     banks: int = param(32, "count", "4-byte banks; a wavefront serves one word per bank", (1, 64))
     mio_queue: int = param(32, "cycles", "how far ahead of the MIO pipe warps may queue shared accesses before "
                                          "they stall on mio_throttle", (0, MAX_CYCLES))
+    ldsm_latency: int = param(15, "cycles", "ldmatrix's extra latency over a load (its rows are distributed into "
+                                            "fragments; fitted: a dependent LDSM.x4 + IADD step takes 34.1 cycles)",
+                              (0, MAX_CYCLES))
 
     def validate(self, prefix: str = "") -> None:
         from gpusim.errors import ConfigError
@@ -59,7 +62,7 @@ def wavefronts(addrs, mask, size, nbanks, words, banks):
 
 
 SharedMem = namedtuple("SharedMem", "latency mio_queue banks mio_free counters pc_wavefronts pc_conflicts words "
-                                     "bank_load")
+                                     "bank_load ldsm_latency")
 LD, ST, ATOM = range(3)                         # access kinds
 REQUESTS, WAVEFRONTS, CONFLICTS = range(3)      # counters[kind, ...]
 _KIND = ("ld", "st", "atom")
@@ -68,7 +71,8 @@ _KIND = ("ld", "st", "atom")
 def make_state(spec: SharedMemSpec, n_sm: int, n_pcs: int) -> SharedMem:
     return SharedMem(np.int64(spec.latency), np.int64(spec.mio_queue), np.int64(spec.banks),
                      np.zeros(n_sm, np.int64), np.zeros((3, 3), np.int64), np.zeros(n_pcs, np.int64),
-                     np.zeros(n_pcs, np.int64), np.zeros(256, np.int64), np.zeros(spec.banks, np.int64))
+                     np.zeros(n_pcs, np.int64), np.zeros(256, np.int64), np.zeros(spec.banks, np.int64),
+                     np.int64(spec.ldsm_latency))
 
 
 def counters(sm: SharedMem) -> dict:

@@ -17,7 +17,8 @@ copies) and mbarrier waits (numba). The functional effect of each instruction ha
   copies belong to the warp's bulk group: cp.async.bulk.wait_group N holds the warp (stall reason
   `membar`) like wgmma.wait_group.
 - A try_wait/test_wait that finds the phase incomplete suspends its warp `try_wait_suspend` cycles
-  (stall reason `barrier`) before the program's loop tries again.
+  (stall reason `barrier`) before the program's loop tries again. A phase that an arrive completes is
+  seen by waits `mbar_phase_latency` cycles later (the arrival travels to the barrier's shared word).
 Seeded from published peak rates (H100: 1024 dense f16 multiply-adds per SM cycle... per sub-
 partition 512), not calibrated against measurements.
 """
@@ -59,10 +60,15 @@ class AsyncSpec:
                                            "and its mbarrier updated", (0, MAX_CYCLES))
     try_wait_suspend: int = param(20, "cycles", "a try_wait/test_wait that finds its phase incomplete suspends "
                                                 "the warp this long", (1, MAX_CYCLES))
+    mbar_phase_latency: int = param(48, "cycles", "from the arrive that completes an mbarrier phase to a try_wait/"
+                                                  "test_wait seeing it (fitted: mbarrier_rt, 90 cycles per "
+                                                  "arrive + try_wait round trip for 32 or 128 threads)",
+                                    (0, MAX_CYCLES))
 
 
 Async = namedtuple("Async", "gmma_free pending groups ngroups bulk_pending bulk_groups nbulk tma_free mbar_off "
-                            "mbar_ready mbar_next fma_per_cycle gmma_latency tma_bpc tma_latency suspend counters")
+                            "mbar_ready mbar_next fma_per_cycle gmma_latency tma_bpc tma_latency suspend phase_latency "
+                            "counters")
 
 
 def make_state(spec: AsyncSpec, n_subpartitions: int, n_warps: int, n_sm: int, n_cta_slots: int) -> Async:
@@ -71,6 +77,7 @@ def make_state(spec: AsyncSpec, n_subpartitions: int, n_warps: int, n_sm: int, n
                  z(n_warps), z(n_sm), np.full((n_cta_slots, MBAR_SLOTS), -1, np.int64), z(n_cta_slots, MBAR_SLOTS),
                  z(n_cta_slots), np.int64(spec.gmma_fma_per_cycle), np.int64(spec.gmma_latency),
                  np.int64(spec.tma_bytes_per_cycle), np.int64(spec.tma_latency), np.int64(spec.try_wait_suspend),
+                 np.int64(spec.mbar_phase_latency),
                  z(3))
 
 
@@ -178,8 +185,13 @@ def tma_issue(a, sm, c, w, nbytes, mbar, s2g, back):
     if s2g:
         a.bulk_pending[w] = max(a.bulk_pending[w], done)
         return
-    if mbar < 0:
-        return
+    if mbar >= 0:
+        _mark_ready(a, c, mbar, done)
+
+
+@njit(no_cpython_wrapper=True)
+def _mark_ready(a, c, mbar, done):
+    """The mbarrier at shared offset mbar of CTA slot c has a phase that completes at `done`."""
     for k in range(MBAR_SLOTS):
         if a.mbar_off[c, k] == mbar:
             a.mbar_ready[c, k] = max(a.mbar_ready[c, k], done)
@@ -191,10 +203,11 @@ def tma_issue(a, sm, c, w, nbytes, mbar, s2g, back):
 
 
 @njit(no_cpython_wrapper=True)
-def after_issue(P, a, w, pc, sm, sp, c, nbytes, mbar, wait_failed, now, back):
+def after_issue(P, a, w, pc, sm, sp, c, nbytes, mbar, wait_failed, now, back, phase_done):
     """Time warp w's Hopper instruction at pc, just executed. Returns the cycle the warp may issue
     again if it must be suspended (a failed mbarrier wait), else 0. back: a bulk copy's last sector
-    back from memory (tma_requests)."""
+    back from memory (tma_requests); phase_done: the instruction (an mbarrier arrive) completed the phase
+    of the mbarrier at mbar, which waits see `phase_latency` cycles later."""
     op = P.ins[pc, oc.F_OP]
     sub = P.ins[pc, oc.F_MOD]
     cls = P.ins[pc, oc.F_CLASS]
@@ -210,6 +223,8 @@ def after_issue(P, a, w, pc, sm, sp, c, nbytes, mbar, wait_failed, now, back):
         a.bulk_groups[w, a.nbulk[w] % RING] = a.bulk_pending[w]
         a.nbulk[w] += 1
         a.bulk_pending[w] = 0
+    elif op == OP_MBARRIER and phase_done:
+        _mark_ready(a, c, mbar, now + a.phase_latency)
     elif wait_failed:
         return now + a.suspend
     return np.int64(0)

@@ -15,7 +15,8 @@ with a state: complete once the barrier's parity differs from the state's; with 
 complete once the phase of parity p has completed, i.e. the current parity is not p. A wait never
 blocks here: it writes false and the program's loop tries again (try_wait's suspend-time hint is
 not modelled in functional mode; the timing model suspends the warp, see gpusim/sm/asyncops.py).
-Each failed wait counts in `cnt[CNT_MBAR_FAIL]`, which the timing model reads.
+Each failed wait counts in `cnt[CNT_MBAR_FAIL]`, each phase an arrive completes in `cnt[CNT_MBAR_PHASE]`
+(with the barrier's offset in tr_addr[0]); the timing model reads both.
 """
 from __future__ import annotations
 
@@ -114,6 +115,9 @@ def exec_mbarrier(P, M, cnt, i, w, emask, pc):
             pend = (v & M20) - count
             put(P, M, i, oc.D0, w, l, (parity << 63) | max(pend, 0))
             v = update(v, count, count if sub == MB_DROP else 0, 0)
+            if ((v >> 63) & 1) != parity:       # this arrival completed the phase (timing: asyncops.py)
+                cnt[oc.CNT_MBAR_PHASE] += 1
+                M.tr_addr[0] = off
         elif sub == MB_EXPECT:
             v = update(v, 0, 0, operand)
         elif sub == MB_COMPLETE:

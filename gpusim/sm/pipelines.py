@@ -9,7 +9,9 @@ math_pipe_throttle. Memory instructions go to the LSU/MIO queues instead (gpusim
 The tensor pipe (class "tensor": mma.sync) takes a warp instruction every 2*M*N*K / rate cycles,
 where the rate (FLOP or integer op per cycle per SM, shared by its sub-partitions) depends on the
 input type, and delivers D `lat_tensor` cycles after the pipe has taken the whole instruction
-(latency = lat_tensor + its interval). Its busy cycles are counted per family as ncu names them
+(latency = lat_tensor + its interval; f64 and the emulated fp8 have their own) and holds the
+sub-partition's dispatch `tensor_dispatch` cycles (`fp8_dispatch` for fp8, the instructions ptxas
+emulates it with: `dispatch_hold`). Its busy cycles are counted per family as ncu names them
 (`sm__pipe_tensor_op_{hmma,imma,dmma}_cycles_active`: f16/bf16/tf32/fp8, integer, f64).
 
 PTX is not what the SM runs: a 64-bit integer add, compare, min/max or multiply is two or more
@@ -62,6 +64,17 @@ class PipelineSpec:
     lat_tensor: int = param(16, "cycles", "mma.sync result latency after the tensor pipe took the instruction "
                                           "(fitted: a dependent HMMA.16816 chain takes 24.1 cycles per mma)",
                             (1, MAX_CYCLES))
+    lat_tensor_f64: int = param(10, "cycles", "the same for f64 (DMMA.884: 26.0 cycles per dependent mma)",
+                                (1, MAX_CYCLES))
+    lat_tensor_fp8: int = param(26, "cycles", "the same for e4m3/e5m2, which ptxas emulates (F2FP conversions, two "
+                                              "dependent HMMA.16816, FADDs: 54.8 cycles per dependent mma)",
+                                (1, MAX_CYCLES))
+    tensor_dispatch: int = param(4, "cycles", "an mma.sync holds its sub-partition's dispatch this long, reading "
+                                              "its A, B and C registers (fitted: with six IADDs per mma the H100 "
+                                              "issues 0.395 mma/cycle/SM, not the pipe's 0.66)", (1, 10_000))
+    fp8_dispatch: int = param(18, "cycles", "issue slots of an e4m3/e5m2 mma.sync: the ~18 SASS instructions "
+                                            "ptxas emulates it with (fitted: 0.164 inst/cycle/SM at 16 warps)",
+                              (1, 10_000))
     divergence_cycles: int = param(6, "cycles", "extra delay after a divergent branch: pushing the reconvergence "
                                                 "point (BSSY) and later re-joining the paths (BSYNC)", (0, MAX_CYCLES))
 
@@ -79,44 +92,55 @@ class PipelineSpec:
     def validate(self, prefix: str = "") -> None:
         from gpusim.errors import ConfigError
         for name in ("ii_int", "ii_int64", "lat_int64", "ii_fp32", "ii_fp64", "ii_sfu", "ii_misc", "lat_int",
-                     "lat_fp32", "lat_fp64", "lat_sfu", "lat_branch", "lat_misc", "lat_tensor", "tensor_f16",
+                     "lat_fp32", "lat_fp64", "lat_sfu", "lat_branch", "lat_misc", "lat_tensor", "lat_tensor_f64",
+                     "lat_tensor_fp8", "tensor_dispatch", "fp8_dispatch", "tensor_f16",
                      "tensor_tf32", "tensor_fp8", "tensor_int8", "tensor_f64"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"bad value for '{prefix}{name}': must be at least 1 cycle")
 
 
     def mma_timing(self, shape: str, atype: str, subpartitions: int) -> tuple:
-        """(latency, issue interval) of one mma.sync of this shape and input type on a sub-partition."""
+        """(latency, issue interval, dispatch hold) of one mma.sync of this shape and input type on a
+        sub-partition."""
         m, n, k = (int(x) for x in shape[1:].replace("n", " ").replace("k", " ").split())
         rate = {"f16": self.tensor_f16, "bf16": self.tensor_f16, "tf32": self.tensor_tf32, "e4m3": self.tensor_fp8,
                 "e5m2": self.tensor_fp8, "s8": self.tensor_int8, "u8": self.tensor_int8, "f64": self.tensor_f64}[atype]
         ii = max(1, -(-2 * m * n * k * subpartitions // rate))
-        return self.lat_tensor + ii, ii
+        fp8 = atype in ("e4m3", "e5m2")
+        lat = self.lat_tensor_f64 if atype == "f64" else (self.lat_tensor_fp8 if fp8 else self.lat_tensor)
+        return lat + ii, ii, (self.fp8_dispatch if fp8 else self.tensor_dispatch)
+
+    def warp_block(self, shape: str, atype: str, subpartitions: int) -> int:
+        """Cycles an mma.sync keeps its own warp from issuing: an emulated fp8 mma is a dependent sequence
+        of SASS instructions, so the in-order warp finishes it before issuing anything else; 0 otherwise."""
+        return self.mma_timing(shape, atype, subpartitions)[0] if atype in ("e4m3", "e5m2") else 0
 
 
-Pipes = namedtuple("Pipes", "latency interval divergence_delay free_at tensor_lat tensor_ii tensor_family counters")
+Pipes = namedtuple("Pipes", "latency interval divergence_delay free_at tensor_lat tensor_ii tensor_family "
+                             "tensor_hold tensor_block counters")
 TENSOR_FAMILIES = ("hmma", "imma", "dmma")      # counters: busy cycles per family, then instructions per family
 
 
 def _tensor_tables(spec, d, subpartitions):
-    """Per pc: the latency, issue interval and counter family of each mma (zeros elsewhere)."""
+    """Per pc: the latency, issue interval, counter family and dispatch hold of each mma (zeros elsewhere)."""
     from gpusim.isa.tensorops import mma_signature
     n = d.n if d is not None else 1
-    lat, ii, fam = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64)
+    lat, ii, fam, hold, block = (np.zeros(n, np.int64) for _ in range(5))
     for pc in range(n if d is not None else 0):
         if d.ins[pc, oc.F_OP] == oc.OP["mma"]:
             shape, atype, _ = mma_signature(d.ins[pc])
-            lat[pc], ii[pc] = spec.mma_timing(shape, atype, subpartitions)
+            lat[pc], ii[pc], hold[pc] = spec.mma_timing(shape, atype, subpartitions)
+            block[pc] = spec.warp_block(shape, atype, subpartitions)
             fam[pc] = 2 if atype == "f64" else (1 if atype in ("s8", "u8") else 0)
-    return lat, ii, fam
+    return lat, ii, fam, hold, block
 
 
 def make_state(spec: PipelineSpec, n_subpartitions: int, lsu_latency: int, atomic_latency: int, d=None,
                subpartitions_per_sm: int = 4) -> Pipes:
     t = spec.class_timing(lsu_latency, atomic_latency)
-    lat, ii, fam = _tensor_tables(spec, d, subpartitions_per_sm)
+    lat, ii, fam, hold, block = _tensor_tables(spec, d, subpartitions_per_sm)
     return Pipes(t[:, 0].copy(), t[:, 1].copy(), np.int64(spec.divergence_cycles),
-                 np.zeros((n_subpartitions, len(oc.CLASSES)), np.int64), lat, ii, fam,
+                 np.zeros((n_subpartitions, len(oc.CLASSES)), np.int64), lat, ii, fam, hold, block,
                  np.zeros(2 * len(TENSOR_FAMILIES), np.int64))
 
 
@@ -137,6 +161,22 @@ def pipe_of(cls):
 def accepts_at(p, sp, cls):
     """The cycle sub-partition sp's pipeline for class `cls` takes its next instruction."""
     return p.free_at[sp, pipe_of(cls)]
+
+
+@njit(inline="always")
+def dispatch_hold(p, cls, pc):
+    """Cycles the instruction at pc keeps its sub-partition from issuing anything else (1: none)."""
+    if cls == oc.C_TENSOR:
+        return p.tensor_hold[pc]
+    return 1
+
+
+@njit(inline="always")
+def warp_block(p, cls, pc):
+    """Cycles the instruction at pc keeps its own warp from issuing again (0: the usual 1)."""
+    if cls == oc.C_TENSOR:
+        return p.tensor_block[pc]
+    return 0
 
 
 @njit(inline="always")

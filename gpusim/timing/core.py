@@ -23,7 +23,7 @@ from gpusim.sm.asyncops import after_issue, async_ready, clear_cta, clear_warp, 
 from gpusim.sm.executor import S_BARRIER, S_DONE, S_FAULT, init_cta, init_warp, step
 from gpusim.sm.fetch import fetch_ready
 from gpusim.sm.lsu import KIND_SHORT, copy_issued, group_op, groups_reset, memory_timing
-from gpusim.sm.pipelines import accepts_at, occupy
+from gpusim.sm.pipelines import accepts_at, dispatch_hold, occupy, warp_block
 from gpusim.sm.scheduler import NEVER, account, priority, slot_warp, subpartition_of, wake
 from gpusim.sm.scoreboard import clear, mark_written, operands_ready
 from gpusim.sm.simt import settle
@@ -46,7 +46,7 @@ from gpusim.timing.residency import WARPS_LAUNCHED, free_cta_slot, warp_retired,
 Units = namedtuple("Units", "sched scoreboard pipes fetch lsu smem l1 noc l2 dram residency asyncu dsm")
 ISSUED, DIVERGENT_DELAYS = range(2)      # core counters
 OP_MEMBAR, OP_EXIT, OP_RET, OP_BRA = oc.OP["membar"], oc.OP["exit"], oc.OP["ret"], oc.OP["bra"]
-OP_CP = oc.OP["cp"]
+OP_CP, OP_LDMATRIX = oc.OP["cp"], oc.OP["ldmatrix"]
 CB_S2G, CB_TS2G = oc.CPBULK["s2g"], oc.CPBULK["tensor_s2g"]
 A_IDLE, A_CTA_DONE, A_FAULT = 0, 1, 2
 DIVERGENT = oc.CNT_DIVERGENT
@@ -117,6 +117,7 @@ def issue(P, M, U, counters, w, pc, now):
     s.next_bound[w] = 0
     diverged = M.cnt[DIVERGENT]
     failed_waits = M.cnt[oc.CNT_MBAR_FAIL]
+    phases = M.cnt[oc.CNT_MBAR_PHASE]
     lead = M.clslot[M.wcta[w], 0]
     phase = M.bar_expect[lead, NBAR]        # cluster-barrier phases completed (sm/cluster.py)
     r = step(P, M, w)
@@ -131,6 +132,8 @@ def issue(P, M, U, counters, w, pc, now):
         if M.tr_info[TI_MASK] != 0:
             done, kind = memory_timing(U.lsu, U.smem, U.l1, U.l2, U.noc, U.dram, M.tr_addr, M.tr_info,
                                        M.lmem.shape[2], sm, pc, now, w)
+            if op == OP_LDMATRIX:
+                done += U.smem.ldsm_latency
             if M.tr_info[TI_SPACE] == oc.SP_SHARED and M.clslot[M.wcta[w], CL_SIZE] > 1:
                 done = remote_access(U.dsm, M.tr_addr, M.tr_info[TI_MASK], M.tr_info[TI_SIZE],
                                      M.clslot[M.wcta[w], CL_RANK], sm, now, done)     # distributed shared memory
@@ -140,6 +143,11 @@ def issue(P, M, U, counters, w, pc, now):
             lat = 1
     else:
         lat = occupy(U.pipes, sp, cls, pc, now)
+        hold = dispatch_hold(U.pipes, cls, pc)
+        if hold > 1:            # mma.sync: the sub-partition issues nothing else meanwhile
+            s.next_event[sp] = now + hold
+        if warp_block(U.pipes, cls, pc) > 0:     # an emulated (fp8) mma: the warp runs its whole sequence
+            s.ready_at[w] = now + warp_block(U.pipes, cls, pc)
         if cls == oc.C_SFU:
             kind = KIND_SHORT
         if cls == oc.C_BRANCH:
@@ -163,7 +171,7 @@ def issue(P, M, U, counters, w, pc, now):
             back = tma_requests(U.asyncu, U.l2, U.noc, U.dram, sm, M.tr_addr[1], M.tr_info[TI_SIZE],
                                 P.ins[pc, oc.F_MOD] == CB_S2G or P.ins[pc, oc.F_MOD] == CB_TS2G, now)
         resume = after_issue(P, U.asyncu, w, pc, sm, sp, M.wcta[w], M.tr_info[TI_SIZE], M.tr_addr[0],
-                             M.cnt[oc.CNT_MBAR_FAIL] != failed_waits, now, back)
+                             M.cnt[oc.CNT_MBAR_FAIL] != failed_waits, now, back, M.cnt[oc.CNT_MBAR_PHASE] != phases)
         if resume > s.ready_at[w]:
             s.ready_at[w] = resume
             s.reason[w] = BARRIER

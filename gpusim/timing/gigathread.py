@@ -15,7 +15,7 @@ import numpy as np
 from gpusim.isa import opcodes as oc
 from gpusim.sm.state import CL_RANK, CL_SIZE, W_BARRIER, W_DONE, W_FREE
 from gpusim.spec import MAX_CYCLES, param
-from gpusim.timing.core import A_CTA_DONE, A_FAULT, A_IDLE, advance, dispatch
+from gpusim.timing.core import A_CTA_DONE, A_FAULT, A_IDLE, ISSUED, advance, dispatch
 
 
 @dataclass(frozen=True)
@@ -97,7 +97,7 @@ class GigaThread:
                 M.clslot[c, CL_SIZE] = self.ncl
                 M.clslot[c, CL_RANK] = r
 
-    def _retire(self):
+    def _retire(self, now: int = 0):
         res = self.U.residency
         for k in range(int(res.n_done[0])):
             sm = int(res.done_ctas[k]) // self.limit
@@ -106,7 +106,7 @@ class GigaThread:
         self.retired += int(res.n_done[0])
         res.n_done[0] = 0
         if self.progress is not None and (self.retired % 64 == 0 or self.retired == self.total):
-            self.progress(self.retired, self.total)
+            self.progress(self.retired, self.total, cycles=now, warp_inst=int(self.counters[ISSUED]))
 
     def _deadlock(self):
         """No warp can ever issue again while CTAs are resident: some wait at a barrier that the
@@ -135,7 +135,7 @@ class GigaThread:
                 self.fault = True
                 return
             if why == A_CTA_DONE:
-                self._retire()
+                self._retire(int(env.now))
                 self._fill(int(env.now))
                 continue
             if why == A_IDLE and any(self.resident):

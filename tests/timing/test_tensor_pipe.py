@@ -12,6 +12,7 @@ DECLS = "\t.reg .u64 %t0, %t1;\n\t.reg .b32 %x;"
 F16 = ("m16n8k16", "f16", "f32", "{%a0, %a1, %a2, %a3}, {%b0, %b1}")
 S8 = ("m16n8k32", "s8", "s32", "{%a0, %a1, %a2, %a3}, {%b0, %b1}")
 F64 = ("m8n8k4", "f64", "f64", "{%e0}, {%e1}")
+E4M3 = ("m16n8k32", "e4m3", "f32", "{%a0, %a1, %a2, %a3}, {%b0, %b1}")
 
 
 def mma_burst(case, dependent: bool, gpu="tiny"):
@@ -38,7 +39,7 @@ def mma_burst(case, dependent: bool, gpu="tiny"):
 @pytest.mark.parametrize("case, family", [(F16, "hmma"), (S8, "imma"), (F64, "dmma")], ids=["f16", "s8", "f64"])
 def test_mma_chain_pays_latency_and_independent_mmas_pay_the_interval(case, family):
     spec = gpusim.get_preset("tiny")
-    lat, ii = spec.pipes.mma_timing(case[0], case[1], spec.scheduler.subpartitions)
+    lat, ii, _ = spec.pipes.mma_timing(case[0], case[1], spec.scheduler.subpartitions)
     chained, m = mma_burst(case, dependent=True)
     independent, _ = mma_burst(case, dependent=False)
     assert chained >= N * lat
@@ -69,3 +70,21 @@ def test_a_predicated_mma_with_ten_source_registers_is_scoreboarded_in_timing_mo
            **{f"c{i}": ("f32", 1.0) for i in range(4)}}
     out = run_lanes(body, ins=ins, outs={f"d{i}": "f32" for i in range(4)}, regs={"q": "pred"})
     assert all(np.all(out[f"d{i}"] == 17.0) for i in range(4))        # 16 products of 1 * 1, plus c = 1
+
+
+def test_an_fp8_mma_holds_the_dispatch_for_the_instructions_ptxas_emulates_it_with():
+    # sm_90 has no fp8 mma.sync: each costs fp8_dispatch issue slots, so independent ones cannot come faster
+    spec = gpusim.get_preset("tiny")
+    fp8, _ = mma_burst(E4M3, dependent=False)
+    f16, _ = mma_burst(F16, dependent=False)
+    assert fp8 >= (N - 1) * spec.pipes.fp8_dispatch > f16
+
+
+def test_f64_and_fp8_chains_pay_their_own_latency():
+    spec = gpusim.get_preset("tiny")
+    sp = spec.scheduler.subpartitions
+    for case in (F64, E4M3):
+        lat, _, _ = spec.pipes.mma_timing(case[0], case[1], sp)
+        chained, _ = mma_burst(case, dependent=True)
+        assert chained >= N * lat
+    assert spec.pipes.mma_timing("m8n8k4", "f64", sp)[0] == spec.pipes.lat_tensor_f64 + 16
