@@ -115,9 +115,10 @@ def page(ev: Events, kernel: str, gpu: str = "") -> str:
             f"<body>\n{frag}<script>\n{js}\n</script>\n</body></html>\n")
 
 
-def write(result, path) -> None:
-    """The animated page of `result` (a LaunchResult recorded with events=True) to `path`."""
+def write(result, path, name: str | None = None) -> None:
+    """The animated page of `result` (a LaunchResult recorded with events=True) to `path`; name: the
+    kernel's name to show (default: result.kernel)."""
     from pathlib import Path
     if result.events is None:
         raise ValueError(f"{result.kernel} recorded no events: launch it with events=True")
-    Path(path).write_text(page(result.events, result.kernel, result.gpu))
+    Path(path).write_text(page(result.events, name or result.kernel, result.gpu))

@@ -113,14 +113,14 @@ def chrome_trace(ev: Events, kernel: str = "kernel") -> dict:
                           "bandwidth": "bytes requested in each interval (counted when the request is issued)"}}
 
 
-def write(result, path) -> Path:
+def write(result, path, name=lambda kernel: kernel) -> Path:
     """Write the Chrome trace of `result` (a LaunchResult with events, or a list of them: one file per
-    launch after the first, suffixed .1, .2, ...) to `path`."""
+    launch after the first, suffixed .1, .2, ...) to `path`; name: kernel name -> name to show."""
     results = result if isinstance(result, list | tuple) else [result]
     p = Path(path)
     for i, r in enumerate(results):
         if r.events is None:
             raise ValueError(f"launch {i} ({r.kernel}) recorded no events: launch it with events=True")
         out = p if i == 0 else p.with_suffix(f".{i}{p.suffix}")
-        out.write_text(json.dumps(chrome_trace(r.events, r.kernel), separators=(",", ":")))
+        out.write_text(json.dumps(chrome_trace(r.events, name(r.kernel)), separators=(",", ":")))
     return p

@@ -1,5 +1,5 @@
 // gpusim's animated playback of recorded events (gpusim/viz/animate.py). No network, no libraries:
-// mounts every .gpusim-anim element on the page; the data is in its <script class="gpusim-anim-data">.
+// mounts every .gpusim-anim element on the page; the data is in its JSON script element .gpusim-anim-data.
 (function () {
   "use strict";
   const COLORS = {
@@ -304,7 +304,11 @@
       play() { if (t >= M.cycles) t = 0; playing = true; playBtn.textContent = "❚❚ pause"; },
       pause() { playing = false; playBtn.textContent = "▶ play"; },
       seek(c) { t = Math.max(0, Math.min(M.cycles, Number(c))); draw(); },
-      smCenter(sm) { const r = canvas.getBoundingClientRect(); const [x, y] = smCenter(sm); return [r.left + x, r.top + y]; },
+      smBox(sm) {       // page coordinates of SM sm's box; its top row (the CTA slots) selects the SM
+        const r = canvas.getBoundingClientRect();
+        return { x: r.left + gx + (sm % cols) * cellW * scale, y: r.top + gy + Math.floor(sm / cols) * cellH * scale,
+                 w: wsub * scale, h: (cellH - 1) * scale, cell: scale };
+      },
     };
     playBtn.addEventListener("click", () => (playing ? api.pause() : api.play()));
     scrub.addEventListener("input", () => api.seek(scrub.value));
