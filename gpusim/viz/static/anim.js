@@ -127,8 +127,8 @@
     chart.width = W * dpr; chart.height = chartH * dpr;
     const cctx = chart.getContext("2d");
     cctx.scale(dpr, dpr);
-    const series = [["L2 B/cycle", "#4fc3f7", (k) => D.l2_bytes[k] / fc],
-                    ["DRAM B/cycle", "#ffb74d", (k) => D.dram_bytes[k] / fc],
+    const series = [["L2 B/cycle requested", "#4fc3f7", (k) => D.l2_bytes[k] / fc],
+                    ["DRAM B/cycle requested", "#ffb74d", (k) => D.dram_bytes[k] / fc],
                     ["resident warps", "#43c463", (k) => sumSM(D.active, k)],
                     ["L1 misses in flight", "#e57373", (k) => sumSM(D.outstanding, k)]];
     function sumSM(a, k) { let s = 0; for (let i = 0; i < nsm; i++) s += a[k * nsm + i]; return s; }
@@ -142,7 +142,7 @@
       }
       cctx.stroke();
       cctx.fillStyle = color; cctx.font = "11px system-ui";
-      cctx.fillText(`${name} (max ${mx.toFixed(mx < 10 ? 1 : 0)})`, gx + j * 190, 11);
+      cctx.fillText(`${name} (max ${mx.toFixed(mx < 10 ? 1 : 0)})`, gx + j * 240, 11);
     });
 
     // ---------------------------------------------------------------- state
