@@ -40,11 +40,8 @@ def _printable(msg: str) -> str:
     return msg.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="gpusim", description="A cycle-approximate GPU simulator for PTX kernels.")
-    sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
-    sub.add_parser("list", help="list example programs and GPU presets")
-    r = sub.add_parser("run", help="run an example program, a .ptx or a .cu file")
+def _run_arguments(r) -> None:
+    """Arguments of `run` (and of `animate`, which runs a program the same way)."""
     r.add_argument("target", help="program name (see `gpusim list`), FILE.ptx or FILE.cu")
     r.add_argument("--gpu", default="h100", help="preset name or a .toml override file (default h100)")
     r.add_argument("--mode", default=None, choices=["functional", "timing"],
@@ -74,8 +71,23 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--csv", help="write every counter to this CSV file (launch,kernel,metric,value); the per-line "
                                  "counters go to FILE with the suffix .lines.csv (one row per PTX line and per "
                                  "source line, column 'level')")
-    r.add_argument("--html", help="write the HTML report (summary, advice, charts, source view) to this file: one "
-                                  "self-contained page that opens offline")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="gpusim", description="A cycle-approximate GPU simulator for PTX kernels.")
+    sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
+    sub.add_parser("list", help="list example programs and GPU presets")
+    r = sub.add_parser("run", help="run an example program, a .ptx or a .cu file")
+    _run_arguments(r)
+    r.add_argument("--html", help="write the HTML report (summary, advice, charts, source view, timeline, animation) "
+                                  "to this file: one self-contained page that opens offline")
+    r.add_argument("--trace", metavar="FILE.json",
+                   help="record events and write a Chrome trace-event JSON file (open it in ui.perfetto.dev): "
+                        "CTAs per SM, warp issue/stall per sub-partition, L2/DRAM bandwidth; one file per launch")
+    a = sub.add_parser("animate", help="run a program, recording events, and write an animated HTML playback")
+    _run_arguments(a)
+    a.add_argument("--html", required=True, metavar="FILE.html", help="the page to write (self-contained)")
+    a.add_argument("--launch", type=_natural, default=0, metavar="N", help="which launch to show (default 0)")
     x = sub.add_parser("ptx", help="print the PTX of an example program")
     x.add_argument("program")
     v = sub.add_parser("validate", help="replay the recorded H100 cases and compare (no GPU needed)")

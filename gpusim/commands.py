@@ -151,7 +151,33 @@ def _write_text(path: Path, text: str) -> None:
 
 
 def cmd_run(args):
+    trace = getattr(args, "trace", None)
+    if trace:
+        check_writable(trace, "--trace")
+    results, ok, found = _run_target(args, events=bool(trace))
+    if trace:
+        from gpusim.viz import trace as chrome_trace
+        chrome_trace.write(results, trace, short_name)
+        report.console.print(f"trace: {trace} (open it in ui.perfetto.dev)")
+    return 0 if ok is not False and not found else 1
+
+
+def cmd_animate(args):
+    """Run a program recording events; write the animated playback of one launch."""
+    check_writable(args.html, "--html")
+    results, ok, found = _run_target(args, events=True)
+    if args.launch >= len(results):
+        raise GpusimError(f"--launch {args.launch}: the program made {len(results)} launch(es)")
+    from gpusim.viz import animate
+    animate.write(results[args.launch], args.html, short_name(results[args.launch].kernel))
+    report.console.print(f"animation: {args.html}")
+    return 0 if ok is not False and not found else 1
+
+
+def _run_target(args, events=False):
     target = args.target
+    if events and _mode(args) != "timing":
+        raise GpusimError("recording events (--trace, animate) needs timing mode")
     if args.json:
         check_writable(args.json, "--json")
     if args.csv:
@@ -166,6 +192,8 @@ def cmd_run(args):
     _ensure_compiled([_mode(args)])
     opts = dict(gpu=spec, mode=_mode(args), shared_mem=args.shared, max_instructions=budget,
                 regs_per_thread=args.regs, check=check)
+    if events:
+        opts["events"] = True
     if target.endswith((".ptx", ".cu")):
         results, ok = _run_file(args, opts)
     else:
@@ -175,8 +203,7 @@ def cmd_run(args):
         else:
             results, ok = _run_program(args, opts)
     _show(results, args, ok)
-    found = _show_sanitizer(results)
-    return 0 if ok is not False and not found else 1
+    return results, ok, _show_sanitizer(results)
 
 
 def _show_sanitizer(results) -> int:
@@ -232,6 +259,8 @@ def _triton_launcher(opts, results):
     from gpusim.triton import jit_launch
     if opts.get("shared_mem"):
         raise LaunchError("--shared does not apply to a Triton program: the compiled kernel sets its shared memory")
+    if opts.get("events"):
+        raise LaunchError("recording events (--trace, animate) is not wired for Triton programs yet")
     keep = {k: v for k, v in _launch_opts(opts).items() if k != "shared_mem"}
 
     def launcher(fn, grid, *kargs, **meta):

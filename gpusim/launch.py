@@ -41,6 +41,7 @@ class LaunchResult:
     sanitizer: object = None     # with check=...: sm/sanitize_report.py SanitizerResult (reports, totals)
     stdout: str = ""             # what the kernel's printf calls wrote (also printed to sys.stdout)
     symbols: dict = field(default_factory=dict)   # read_symbols=[...]: module .global variable -> bytes after
+    events: object = None        # events=...: gpusim/timing/events.py Events (timing mode), else None
 
     def _repr_html_(self) -> str | None:
         """Jupyter shows a launch as its HTML report (gpusim.html), once a renderer is registered."""
@@ -145,7 +146,7 @@ def _check_stack(stack_size):
 def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", shared_mem: int = 0,
            signature=None, max_instructions: int = DEFAULT_BUDGET, fma: bool = False,
            regs_per_thread: int | None = None, stack_size: int | None = None, cooperative: bool = False,
-           check=None, **opts) -> LaunchResult:
+           check=None, events: bool | int = False, **opts) -> LaunchResult:
     """Run `kernel[grid, block](*args)` on the simulated GPU `gpu`.
 
     numpy arrays are copied to simulated device memory and back in place afterwards (as numba.cuda
@@ -162,6 +163,9 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
     a GPU (NVVM contracts a*b+c into fma.rn), as the validation suite does.
     check: sanitizers, as compute-sanitizer's --tool: "racecheck", "synccheck", "memcheck" (always on),
     "all", or several ("racecheck,synccheck" or a tuple); the reports are in `result.sanitizer`.
+    events (timing mode): record what happened when into `result.events` (gpusim/timing/events.py):
+    True samples warp states every EVENTS_INTERVAL cycles to start with, an int every that many cycles
+    (intervals merge, and requests are sampled, to stay within fixed caps).
     """
     if mode not in ("functional", "timing"):
         raise LaunchError(f"mode must be 'functional' or 'timing', got {mode!r}")
@@ -209,7 +213,7 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
     pmem = pack_params(k, values)
     try:
         res = _run(k, d, mem, pmem, g, b, spec, mode, shared_mem, max_instructions, regs_per_thread, progress,
-                   copies, stack_size, cooperative, checks, cluster)
+                   copies, stack_size, cooperative, checks, cluster, _events_interval(events))
     except MemoryError:
         raise LaunchError(f"this machine has not the memory to simulate this launch on {spec.name} "
                           f"(device memory {mem.size} B, local memory {d.local_size} B per thread)") from None
@@ -285,8 +289,21 @@ def _check_capacity(d, args, spec) -> None:
                           f"variables); {spec.name} has {spec.dram.capacity} (dram.capacity)")
 
 
+EVENTS_INTERVAL = 32      # cycles between warp-state samples with events=True (merged as the run grows)
+
+
+def _events_interval(events) -> int:
+    if events is True:
+        return EVENTS_INTERVAL
+    if events is False or events is None:
+        return 0
+    if not isinstance(events, int) or events < 1:
+        raise LaunchError(f"events must be True, False or an interval of at least 1 cycle, got {events!r}")
+    return int(events)
+
+
 def _run(k, d, mem, pmem, g, b, spec, mode, shared_mem, max_instructions, regs_per_thread, progress, copies,
-         stack_size, cooperative, checks, cluster):
+         stack_size, cooperative, checks, cluster, events=0):
     import time
     mem.build()
     cold = not jitcache.is_warm(mode)
@@ -297,11 +314,12 @@ def _run(k, d, mem, pmem, g, b, spec, mode, shared_mem, max_instructions, regs_p
     if mode == "timing":
         from gpusim.timing.engine import run_timing
         run = run_timing(d, mem, pmem, g, b, spec, shared_mem, max_instructions, regs_per_thread=regs_per_thread,
-                         progress=progress, stack_size=stack_size, checks=checks, cluster=cluster)
+                         progress=progress, stack_size=stack_size, checks=checks, cluster=cluster,
+                         events=events)
         res = LaunchResult(kernel=d.name, grid=g, block=b, mode="timing", gpu=spec.name, decoded=d,
                            metrics=run.metrics, cycles=run.cycles, per_pc=run.per_pc,
                            timing={"occupancy": run.occupancy, "clock_mhz": spec.clock_mhz},
-                           sanitizer=run.sanitizer)
+                           sanitizer=run.sanitizer, events=run.events)
     else:
         res = _run_functional(k, d, mem, pmem, g, b, spec, shared_mem, max_instructions, stack_size, cooperative,
                               checks, cluster)

@@ -55,14 +55,16 @@ class L2Spec:
         check_policy(self.replacement, prefix + "replacement")
 
 
-L2 = namedtuple("L2", "cache slice_free latency atomic_latency slice_bandwidth atomic_interval counters")
+L2 = namedtuple("L2", "cache slice_free latency atomic_latency slice_bandwidth atomic_interval counters probe")
 LOOKUPS, HITS = range(2)      # counters
+# probe: (slice, cycle the sector got to it, hit) of the slowest access since the caller set probe[0] = -1
+# (a miss outranks a hit); the event recorder reads it for the requests it samples (gpusim/timing/events.py)
 
 
 def make_state(spec: L2Spec) -> L2:
     return L2(make_cache(1, spec.size, spec.assoc, spec.replacement), np.zeros(spec.slices, np.float64),
               np.int64(spec.latency), np.int64(spec.atomic_latency), np.float64(spec.bandwidth / spec.slices),
-              np.float64(spec.atomic_interval), np.zeros(2, np.int64))
+              np.float64(spec.atomic_interval), np.zeros(2, np.int64), np.full(3, -1, np.int64))
 
 
 def counters(l2: L2) -> dict:
@@ -84,6 +86,12 @@ def _install(l2, dram, sector, when, now, dirty):
     dram_writeback(dram, sector, fill(l2.cache, 0, sector, when, now, dirty), now)
 
 
+@njit(inline="always")
+def _probe(l2, sl, t, hit):
+    if l2.probe[0] < 0 or not hit:
+        l2.probe[0], l2.probe[1], l2.probe[2] = sl, t, hit
+
+
 @njit
 def l2_access(l2, noc, dram, sm, sector, now, is_write):
     """One sector from SM `sm` leaving its L1 at `now`: the cycle the data (or the write's
@@ -99,6 +107,7 @@ def l2_access(l2, noc, dram, sm, sector, now, is_write):
     r = probe(l2.cache, 0, sector, t)
     if r >= 0:
         l2.counters[HITS] += 1
+    _probe(l2, sl, t, r >= 0)
     if is_write:
         _install(l2, dram, sector, t, t, True)
         return t + l2.latency + h
@@ -125,8 +134,10 @@ def l2_atomic(l2, noc, dram, sm, sector, now, ways):
     l2.slice_free[sl] = t + busy + 32.0 / l2.slice_bandwidth
     l2.counters[LOOKUPS] += 1
     ti = np.int64(t + busy)
-    if probe(l2.cache, 0, sector, ti) >= 0:
+    hit = probe(l2.cache, 0, sector, ti) >= 0
+    if hit:
         l2.counters[HITS] += 1
+    _probe(l2, sl, ti, hit)
     _install(l2, dram, sector, ti, ti, True)
     # the reply carries the last operation's result: it leaves once the operations are done
     return ti + l2.atomic_latency + h + np.int64(busy)

@@ -40,10 +40,31 @@ from gpusim.sm.stalls import (
     NO_INSTRUCTION,
     WAIT,
 )
-from gpusim.sm.state import CL_RANK, CL_SIZE, NBAR, TI_MASK, TI_SIZE, TI_SPACE, W_DONE, W_FREE, W_READY
+from gpusim.sm.state import (
+    CL_RANK,
+    CL_SIZE,
+    NBAR,
+    TI_ATOM,
+    TI_MASK,
+    TI_SIZE,
+    TI_SPACE,
+    TI_STORE,
+    W_DONE,
+    W_FREE,
+    W_READY,
+)
+from gpusim.timing.events import (
+    note_hold,
+    note_issue,
+    record_cta_end,
+    record_cta_start,
+    record_request,
+    take_samples,
+    want_request,
+)
 from gpusim.timing.residency import WARPS_LAUNCHED, free_cta_slot, warp_retired, warps_change
 
-Units = namedtuple("Units", "sched scoreboard pipes fetch lsu smem l1 noc l2 dram residency asyncu dsm")
+Units = namedtuple("Units", "sched scoreboard pipes fetch lsu smem l1 noc l2 dram residency asyncu dsm events")
 ISSUED, DIVERGENT_DELAYS = range(2)      # core counters
 OP_MEMBAR, OP_EXIT, OP_RET, OP_BRA = oc.OP["membar"], oc.OP["exit"], oc.OP["ret"], oc.OP["bra"]
 OP_CP, OP_LDMATRIX = oc.OP["cp"], oc.OP["ldmatrix"]
@@ -130,6 +151,10 @@ def issue(P, M, U, counters, w, pc, now):
     if cls == oc.C_LDST or cls == oc.C_ATOMIC:
         lat = 1
         if M.tr_info[TI_MASK] != 0:
+            space = M.tr_info[TI_SPACE]
+            sampled = U.events.on != 0 and (space == oc.SP_GLOBAL or space == oc.SP_LOCAL) and want_request(U.events)
+            if sampled:
+                U.l2.probe[0] = -1
             done, kind = memory_timing(U.lsu, U.smem, U.l1, U.l2, U.noc, U.dram, M.tr_addr, M.tr_info,
                                        M.lmem.shape[2], sm, pc, now, w)
             if op == OP_LDMATRIX:
@@ -138,6 +163,9 @@ def issue(P, M, U, counters, w, pc, now):
                 done = remote_access(U.dsm, M.tr_addr, M.tr_info[TI_MASK], M.tr_info[TI_SIZE],
                                      M.clslot[M.wcta[w], CL_RANK], sm, now, done)     # distributed shared memory
             lat = done - now
+            if sampled:
+                req = 2 if M.tr_info[TI_ATOM] != 0 else (1 if M.tr_info[TI_STORE] != 0 else 0)
+                record_request(U.events, sm, w, req, U.l2.probe, now, done)
         if op == OP_CP:        # cp.async: no register waits; wait_group waits for the bytes to land
             copy_issued(U.lsu.groups, w, now + lat)
             lat = 1
@@ -226,6 +254,8 @@ def issue_subpartition(P, M, U, counters, sp, now):
             continue
         e, reason, pc = earliest(P, M, U, w, sm, sp, now)
         s.next_bound[w] = e
+        if U.events.on != 0:
+            note_hold(U.events, w, reason)
         if e <= now:
             key = priority(s, w, j, last, last_slot, nslots)
             if best < 0 or key < best_key:
@@ -236,6 +266,8 @@ def issue_subpartition(P, M, U, counters, sp, now):
         s.next_event[sp] = nxt
         return 0
     account(s, best, best_pc, now, best_e, best_reason, best_pc >= 0)
+    if U.events.on != 0 and best_pc >= 0:
+        note_issue(U.events, best, sp, now)
     s.last_issued[sp] = best
     s.next_event[sp] = now + 1
     if best_pc < 0:     # finished warp (stack emptied, stores drained): retire it
@@ -258,14 +290,26 @@ def advance(P, M, U, counters, now):
             return now, A_IDLE
         if t > now:
             now = t
+        if U.events.on != 0 and now >= U.events.next_at[0]:
+            sample_to(M.wstat, U.events, U.sched, U.residency, U.l1, U.l2, U.dram, now)
         M.clock[0] = now
         for sp in range(next_event.shape[0]):
             if next_event[sp] <= now:
                 if issue_subpartition(P, M, U, counters, sp, now) == S_FAULT:
                     return now, A_FAULT
         if U.residency.n_done[0] > 0:
+            if U.events.on != 0:
+                for k in range(U.residency.n_done[0]):
+                    record_cta_end(U.events, U.residency.done_ctas[k], now + 1)
             return now + 1, A_CTA_DONE
         now += 1
+
+
+@njit
+def sample_to(wstat, ev, s, res, l1, l2, dram, now):
+    """The event recorder's intervals that end by `now` (gpusim/timing/events.py)."""
+    take_samples(ev, now, wstat, s.next_bound, s.ready_at, s.reason, s.at_barrier, res.sm_warps, l1.mshr_free,
+                 l1.mshr_next, l2.counters[0] * 32, dram.counters[0] + dram.counters[1])
 
 
 @njit
@@ -275,6 +319,10 @@ def dispatch(P, M, U, cta, sm, now, age, nthreads):
     c = free_cta_slot(res, sm)
     if c < 0:
         return -1
+    if U.events.on != 0:
+        if now >= U.events.next_at[0]:
+            sample_to(M.wstat, U.events, s, res, U.l1, U.l2, U.dram, now)
+        record_cta_start(U.events, cta, sm, c, now)
     nwarps = (nthreads + 31) // 32
     ncx, ncy = M.geom[3], M.geom[4]
     init_cta(M, c, cta % ncx, (cta // ncx) % ncy, cta // (ncx * ncy), sm, nthreads, nwarps)

@@ -10,6 +10,8 @@ from gpusim.errors import LaunchError
 from gpusim.sm.results import functional_metrics
 from gpusim.sm.sanitize_report import collect, kernel_fault
 from gpusim.sm.state import make_mach, make_prog
+from gpusim.timing.core import sample_to
+from gpusim.timing.events import EventsSpec, decode
 from gpusim.timing.gigathread import GigaThread
 from gpusim.timing.metrics import timing_metrics
 from gpusim.timing.occupancy import occupancy
@@ -23,11 +25,14 @@ class TimingRun:
     per_pc: dict
     occupancy: object
     sanitizer: object = None
+    events: object = None       # gpusim/timing/events.py Events, when recorded
 
 
 def run_timing(d, mem, pmem, g, b, spec, shared_mem, budget, regs_per_thread=None, progress=None,
-               stack_size=None, checks=(0, ()), cluster=((1, 1, 1), False)) -> TimingRun:
-    """launch() has checked the launch shape, shared memory and options; checks: sanitizer (flags, names)."""
+               stack_size=None, checks=(0, ()), cluster=((1, 1, 1), False), events: int = 0) -> TimingRun:
+    """launch() has checked the launch shape, shared memory and options; checks: sanitizer (flags, names);
+    cluster: (dims, explicit); events: record events (gpusim/timing/events.py), sampling warp states every
+    `events` cycles (0: off)."""
     nthreads = b[0] * b[1] * b[2]
     total = g[0] * g[1] * g[2]
     regs = regs_per_thread or d.regs_per_thread
@@ -52,7 +57,7 @@ def run_timing(d, mem, pmem, g, b, spec, shared_mem, budget, regs_per_thread=Non
     M = make_mach(d, spec.n_sm * warps_per_sm, spec.n_sm * resident, mem.gmem, mem.alo, mem.ahi, pmem, b, g,
                   spec.n_sm, shared_mem, budget, stack_size, checks=checks[0], cluster=cluster[0],
                   explicit_cluster=cluster[1])
-    U = make_units(spec, d, warps_per_sm, resident)
+    U = make_units(spec, d, warps_per_sm, resident, EventsSpec(interval=events), total)
     counters = core_counters()
     env = simpy.Environment()
     gt = GigaThread(P, M, U, counters, spec.n_sm, total, nthreads, resident, progress, cluster[0],
@@ -67,9 +72,14 @@ def run_timing(d, mem, pmem, g, b, spec, shared_mem, budget, regs_per_thread=Non
     if gt.fault or M.err[0] != 0:
         raise kernel_fault(d, M, g, b, checks[1])
     cycles = max(int(env.now), int(U.lsu.last_drain[0]))     # outstanding stores and atomics drain first
+    if events:       # close every interval up to the end, and the one the end falls in
+        sample_to(M.wstat, U.events, U.sched, U.residency, U.l1, U.l2, U.dram, cycles)
+        if U.events.next_at[0] - U.events.interval[0] < cycles:
+            sample_to(M.wstat, U.events, U.sched, U.residency, U.l1, U.l2, U.dram, int(U.events.next_at[0]))
     metrics = functional_metrics(M, d)
     metrics.update(timing_metrics(spec, d, U, counters, occ, cycles))
     per_pc = {"warp": M.pc_warp.copy(), "thread": M.pc_thread.copy(), "stall": U.sched.pc_stall.copy(),
               "sectors": U.lsu.pc_sectors.copy(), "requests": U.lsu.pc_requests.copy(),
               "wavefronts": U.smem.pc_wavefronts.copy(), "bank_conflicts": U.smem.pc_conflicts.copy()}
-    return TimingRun(cycles, metrics, per_pc, occ, collect(d, M, b, checks[1]))
+    rec = decode(U.events, cycles, spec.clock_mhz, nsub, spec.l2.slices, total)
+    return TimingRun(cycles, metrics, per_pc, occ, collect(d, M, b, checks[1]), rec)

@@ -5,12 +5,14 @@ import numpy as np
 
 from gpusim.memory import dram, dsm, interconnect, l1, l2, shared_banks
 from gpusim.sm import asyncops, fetch, lsu, pipelines, scheduler, scoreboard
-from gpusim.timing import residency
+from gpusim.timing import events, residency
 from gpusim.timing.core import Units
 
 
-def make_units(spec, d, warps_per_sm: int, ctas_per_sm: int) -> Units:
-    """State for `d` (a decoded kernel) on `spec` with the given warp and CTA slots per SM."""
+def make_units(spec, d, warps_per_sm: int, ctas_per_sm: int, record: events.EventsSpec = events.EventsSpec(),
+               total_ctas: int = 1) -> Units:
+    """State for `d` (a decoded kernel) on `spec` with the given warp and CTA slots per SM; `record`:
+    what the event recorder keeps (off by default)."""
     nsm, n_warps = spec.n_sm, spec.n_sm * warps_per_sm
     return Units(
         sched=scheduler.make_state(spec.scheduler, nsm, warps_per_sm, d.n),
@@ -28,6 +30,8 @@ def make_units(spec, d, warps_per_sm: int, ctas_per_sm: int) -> Units:
         asyncu=asyncops.make_state(spec.asyncops, nsm * spec.scheduler.subpartitions, n_warps, nsm,
                                    nsm * ctas_per_sm),
         dsm=dsm.make_state(spec.dsm, nsm, nsm * ctas_per_sm),
+        events=events.make_state(record, nsm, warps_per_sm, nsm * spec.scheduler.subpartitions, ctas_per_sm,
+                                 total_ctas),
     )
 
 
