@@ -154,7 +154,9 @@ def cmd_run(args):
     trace = getattr(args, "trace", None)
     if trace:
         check_writable(trace, "--trace")
-    results, ok, found = _run_target(args, events=bool(trace))
+    # the HTML report shows the run's timeline and animation: record events for it too (timing mode)
+    html_events = bool(getattr(args, "html", None)) and _mode(args) == "timing"
+    results, ok, found = _run_target(args, events=bool(trace) or html_events)
     if trace:
         from gpusim.viz import trace as chrome_trace
         chrome_trace.write(results, trace, short_name)
@@ -259,8 +261,6 @@ def _triton_launcher(opts, results):
     from gpusim.triton import jit_launch
     if opts.get("shared_mem"):
         raise LaunchError("--shared does not apply to a Triton program: the compiled kernel sets its shared memory")
-    if opts.get("events"):
-        raise LaunchError("recording events (--trace, animate) is not wired for Triton programs yet")
     keep = {k: v for k, v in _launch_opts(opts).items() if k != "shared_mem"}
 
     def launcher(fn, grid, *kargs, **meta):

@@ -101,8 +101,12 @@ def render(results, gpu=None, extra_sections=None, title: str | None = None) -> 
 
     gpu: the GPUSpec or preset name the launches ran on (for the roofline's peaks; default: the preset
     each result names). extra_sections: [(title, html_fragment)], appended in order, the fragment
-    trusted and inserted as is (a timeline or animation another module builds)."""
+    trusted and inserted as is; by default (None) the animated playback of the launches that recorded
+    events (playback.py)."""
     results = results if isinstance(results, (list, tuple)) else [results]
+    if extra_sections is None:
+        from gpusim.html.playback import sections
+        extra_sections = sections(results)
     models: dict = {}
     launches = [_launch(i, r, spec_of(r, gpu), models) for i, r in enumerate(results)]
     script, divs = components(models) if models else ("", {})

@@ -34,7 +34,7 @@ from gpusim.triton.compile import (
 __all__ = ["jit_launch", "on_gpusim", "compile_for", "reinterpret", "arch_of", "TritonKernel", "INSTALL_HINT"]
 
 # keywords of jit_launch that go to gpusim.launch rather than to the kernel or to Triton
-LAUNCH_KEYS = ("max_instructions", "check", "progress", "regs_per_thread", "stack_size")
+LAUNCH_KEYS = ("max_instructions", "check", "progress", "regs_per_thread", "stack_size", "events")
 
 
 def _split(fn, arch, args, kwargs):
