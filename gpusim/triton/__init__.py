@@ -30,8 +30,11 @@ from gpusim.triton.compile import (
     specialise,
     triton_module,
 )
+from gpusim.triton.descriptors import leaves as descriptor_leaves
+from gpusim.triton.descriptors import tensor_descriptor
 
-__all__ = ["jit_launch", "on_gpusim", "compile_for", "reinterpret", "arch_of", "TritonKernel", "INSTALL_HINT"]
+__all__ = ["jit_launch", "on_gpusim", "compile_for", "reinterpret", "arch_of", "tensor_descriptor", "TritonKernel",
+           "INSTALL_HINT"]
 
 # keywords of jit_launch that go to gpusim.launch rather than to the kernel or to Triton
 LAUNCH_KEYS = ("max_instructions", "check", "progress", "regs_per_thread", "stack_size", "events")
@@ -100,8 +103,13 @@ def _scratch(size: int, nprog: int):
 
 def _param_values(tk: TritonKernel, given: dict, grid: tuple) -> list:
     values = []
+    metas = list(getattr(tk.metadata, "tensordesc_meta", None) or [])
     for name in tk.signature:
-        values += _leaves(given[name], tk.signature[name])
+        sig = tk.signature[name]
+        if isinstance(sig, str) and sig.startswith("tensordesc"):      # descriptors.py: map, shape, strides
+            values += descriptor_leaves(given[name], metas.pop(0) if metas else None)
+        else:
+            values += _leaves(given[name], sig)
     nprog = grid[0] * grid[1] * grid[2]
     md = tk.metadata
     extra = [_scratch(int(getattr(md, "global_scratch_size", 0)), nprog),

@@ -118,6 +118,10 @@ def _contiguous(a: np.ndarray, what: str) -> None:
 def host_arg(a, what: str):
     """An argument as Triton's specialiser takes it: arrays as ArrayArg, numpy scalars as Python ones."""
     from triton import language as tl
+
+    from gpusim.triton.descriptors import host_view, is_descriptor
+    if is_descriptor(a):
+        return host_view(a, host_arg)
     if isinstance(a, Reinterpreted):
         _contiguous(a.base, what)
         return ArrayArg(a.dtype)

@@ -149,3 +149,17 @@ def attn_fwd_kernel(Q, K, V, Out, sm_scale, stride_z, stride_h, stride_m, H, N_C
         m_i = m_ij
     acc = acc / l_i[:, None]
     tl.store(Out + base + offs_m[:, None] * stride_m + offs_d[None, :], acc.to(Out.dtype.element_ty))
+
+
+@triton.jit
+def matmul_tma_kernel(a_desc, b_desc, c_desc, K, BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr,
+                      BLOCK_SIZE_K: tl.constexpr):
+    """C = A @ B with every tile moved by TMA through host-built tensor descriptors (desc.load/store)."""
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    acc = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_SIZE_K)):
+        a = a_desc.load([pid_m * BLOCK_SIZE_M, k * BLOCK_SIZE_K])
+        b = b_desc.load([k * BLOCK_SIZE_K, pid_n * BLOCK_SIZE_N])
+        acc = tl.dot(a, b, acc)
+    c_desc.store([pid_m * BLOCK_SIZE_M, pid_n * BLOCK_SIZE_N], acc.to(tl.float16))
