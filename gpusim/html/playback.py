@@ -9,10 +9,12 @@ MAX_PLAYERS = 4      # launches with a player on one page (each embeds its own c
 
 def sections(results) -> list[tuple[str, str]]:
     """[(title, html fragment)] for the launches of `results` that recorded events (none: [])."""
+    from gpusim.timing.events import Events
     from gpusim.viz import animate
     results = results if isinstance(results, (list, tuple)) else [results]
     out, script = [], ""
-    shown = [(i, r) for i, r in enumerate(results) if getattr(r, "events", None) is not None][:MAX_PLAYERS]
+    recorded = [(i, r) for i, r in enumerate(results) if isinstance(getattr(r, "events", None), Events)]
+    shown = recorded[:MAX_PLAYERS]
     for i, r in shown:
         frag, script = animate.fragment(r.events, short_name(r.kernel), r.gpu, element_id=f"gpusim-anim-{i}")
         title = "The GPU at work" + (f": launch #{i} {short_name(r.kernel)}" if len(results) > 1 else "")
@@ -20,8 +22,7 @@ def sections(results) -> list[tuple[str, str]]:
     if out:
         t, frag = out[-1]
         out[-1] = (t, frag + f"<script>\n{script}\n</script>\n")
-    with_events = sum(getattr(r, "events", None) is not None for r in results)
-    if with_events > len(shown):
+    if len(recorded) > len(shown):
         t, frag = out[-1]
-        out[-1] = (t, frag + f"<p>Players for the first {len(shown)} of {with_events} launches.</p>")
+        out[-1] = (t, frag + f"<p>Players for the first {len(shown)} of {len(recorded)} launches.</p>")
     return out

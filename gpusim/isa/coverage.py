@@ -55,9 +55,11 @@ FAMILY = {
              ".m64nNk8 .f32.tf32.tf32, .m64nNk32 .f32.{e4m3,e5m2}.{e4m3,e5m2}, .m64nNk32 .s32.{s8,u8}.{s8,u8}"
              "(.satfinite) (N = 8..256, step 8; integers: 8, 16, 24, then step 16); A by descriptor or registers; "
              "K-major, or M/N-major (imm-trans = 1, f16/bf16); no swizzle or 128B/64B/32B",
-    "cpbulk": "cp.async.bulk: .shared::cluster.global.mbarrier::complete_tx::bytes (g2s), "
-              ".global.shared::cta.bulk_group (s2g), .commit_group, .wait_group(.read); cp.async.bulk.tensor.1d..5d "
-              ".tile the same two ways, `[tensorMap, {c0, ..}]` (tensor maps: gpusim/tma.py)",
+    "cpbulk": "cp.async.bulk: .shared::cluster.global.mbarrier::complete_tx::bytes (g2s; .multicast::cluster "
+              "with a ctaMask), .shared::cluster.shared::cta.mbarrier::complete_tx::bytes (to another CTA of the "
+              "cluster), .global.shared::cta.bulk_group (s2g), .commit_group, .wait_group(.read); "
+              "cp.async.bulk.tensor.1d..5d .tile the same two ways (loads may multicast), `[tensorMap, {c0, ..}]` "
+              "(tensor maps: gpusim/tma.py)",
 }
 
 
@@ -133,14 +135,8 @@ REJECTED_FORMS = [
     ("TMA tensor copies in im2col mode",
      "cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%A], [%A, {%i, %i, %i}], "
      "[%A], {%h};", ".im2col mode"),
-    ("multicast to the CTAs of a cluster (.multicast::cluster)",
-     "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%A], [%A], 16, [%A], %h;",
-     "multicast::cluster"),
     ("cp.reduce.async.bulk", "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%A], [%A], 16;",
      "cp.reduce.async.bulk"),
-    ("bulk copies between the shared memories of a cluster",
-     "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%A], [%A], 16, [%A];",
-     "shared memories of a cluster"),
     ("wgmma.mma_async mixing input families (e.g. .f16 with .bf16, .e4m3 with .s8)",
      "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.bf16 {%f, %f, %f, %f}, %A, %A, 1, 1, 1, 0, 0;",
      "does not take .f16 with .bf16"),

@@ -31,8 +31,10 @@ FORMS_BY_SUB = {
     "wgmma": {WG["fence"]: ("",), WG["commit_group"]: ("",), WG["wait_group"]: ("a",),
               WG["mma_async"]: ("{WD}, a|{WA}, b, c, e, f, g, h", "{WD}, a|{WA}, b, c, e, f, g",
                                 "{WD}, a|{WA}, b, c, e, f", "{WD}, a|{WA}, b, c")},
-    "cpbulk": {CB["g2s"]: ("[a], [b], c, [e]",), CB["s2g"]: ("[a], [b], c",), CB["commit_group"]: ("",),
-               CB["wait_group"]: ("a",), CB["tensor_g2s"]: ("[a], [b], [c]",), CB["tensor_s2g"]: ("[a], [b]",)},
+    "cpbulk": {CB["g2s"]: ("[a], [b], c, [e]", "[a], [b], c, [e], f"), CB["s2g"]: ("[a], [b], c",),
+               CB["commit_group"]: ("",), CB["wait_group"]: ("a",),
+               CB["tensor_g2s"]: ("[a], [b], [c]", "[a], [b], [c], e"), CB["tensor_s2g"]: ("[a], [b]",),
+               CB["s2s"]: ("[a], [b], c, [e]",)},
 }
 FORMS = {op: tuple(dict.fromkeys(f for fs in subs.values() for f in fs)) for op, subs in FORMS_BY_SUB.items()}
 WG_HALF, WG_FP8, WG_INT = ("f16", "bf16"), ("e4m3", "e5m2"), ("s8", "u8")
@@ -77,8 +79,10 @@ def rename_cp(dec, it: ast.Instr) -> ast.Instr:
                 if "bulk_group" not in rest:
                     _unsupported(dec, it, "cp.async.bulk to global memory completes in a bulk group (.bulk_group)")
                 sub = "s2g"
+            elif spaces[:2] == ["shared::cluster", "shared::cta"] and "mbarrier::complete_tx::bytes" in rest:
+                sub = "s2s"         # into the shared memory of a CTA of the cluster, completing its mbarrier
             else:
-                _unsupported(dec, it, "cp.async.bulk between the shared memories of a cluster is not implemented")
+                _unsupported(dec, it, "cp.async.bulk copies global <-> shared, or shared::cta -> shared::cluster")
             opcode = ".".join(["cpbulk", sub] + rest)
     elif mods[:1] == ["reduce"]:
         _unsupported(dec, it, "cp.reduce.async.bulk is not implemented")
@@ -158,7 +162,7 @@ def decode_hopper(dec, pc, fn, it, base, m, row, opk, opv, opo):
     ops = list(it.operands)
     b64 = TYPE_CODE["b64"]
     row[oc.F_MOD2] = m.sub2         # mbarrier: MB_* bits
-    if base == "cpbulk" and m.sub in (CB["g2s"], CB["s2g"], CB["tensor_g2s"], CB["tensor_s2g"]):
+    if base == "cpbulk" and m.sub in (CB["g2s"], CB["s2g"], CB["tensor_g2s"], CB["tensor_s2g"], CB["s2s"]):
         row[oc.F_CLASS] = oc.C_TMA
     if base == "cpbulk" and m.sub in (CB["tensor_g2s"], CB["tensor_s2g"]):
         _tensor(dec, pc, fn, it, m, row, ops, opk, opv, opo)
@@ -170,12 +174,13 @@ def decode_hopper(dec, pc, fn, it, base, m, row, opk, opv, opo):
     dsts = ops[:1] if base == "mbarrier" and ops and isinstance(ops[0], (ast.Reg, ast.Sink)) else []
     for j, d in enumerate(dsts):
         dec.operand(pc, oc.D0 + j, fn, it, d, b64, opk, opv, opo, base)
+    keep = 5 if base == "cpbulk" and m.sub2 & oc.CB_MULTICAST else 4     # ctaMask, then a cache-hint policy
     for j, s in enumerate(ops[len(dsts):]):
-        if j >= 4 and base == "cpbulk":
+        if j >= keep and base == "cpbulk":
             break                       # an L2::cache_hint policy operand: a hint without effect
         dec.operand(pc, oc.S0 + j, fn, it, s, b64, opk, opv, opo, base)
     row[oc.F_NDST] = len(dsts)
-    row[oc.F_NSRC] = min(len(ops) - len(dsts), 4)
+    row[oc.F_NSRC] = min(len(ops) - len(dsts), keep)
 
 
 def _mma(dec, pc, fn, it, m, row, ops, opk, opv, opo):
@@ -237,6 +242,8 @@ def _tensor(dec, pc, fn, it, m, row, ops, opk, opv, opo):
     dec.operand(pc, oc.S0 + 1, fn, it, ast.Addr(tm.base, tm.offset), b64, opk, opv, opo, "cpbulk")
     if load:
         dec.operand(pc, oc.S0 + 2, fn, it, ops[2], b64, opk, opv, opo, "cpbulk")
+    if load and m.sub2 & oc.CB_MULTICAST:
+        dec.operand(pc, oc.S0 + 3, fn, it, ops[3], TYPE_CODE["b16"], opk, opv, opo, "cpbulk")     # ctaMask
     space = oc.SP_GENERIC
     if tm.base is not None and not tm.base.startswith("%"):
         space = dec.lookup(fn, tm.base)[0]
@@ -251,4 +258,4 @@ def _tensor(dec, pc, fn, it, m, row, ops, opk, opv, opo):
     row[oc.F_TARGET] = len(dec.vlists)
     dec.vlists.append(vl)
     row[oc.F_NDST] = 0
-    row[oc.F_NSRC] = 3 if load else 2
+    row[oc.F_NSRC] = (4 if m.sub2 & oc.CB_MULTICAST else 3) if load else 2

@@ -147,6 +147,9 @@ def _hopper(base: str, tok: str, m: Mods) -> bool:
     if tok in oc.CPBULK:
         m.sub = oc.CPBULK[tok]
         return True
+    if tok == "multicast::cluster":
+        m.sub2 |= oc.CB_MULTICAST
+        return True
     if tok in ("1d", "2d", "3d", "4d", "5d"):
         m.hopper.append(tok)
         return True

@@ -88,6 +88,7 @@ MMA_M16N8K8, MMA_M16N8K16, MMA_M16N8K32, MMA_M8N8K4 = range(4)
 MBAR = {"init": 1, "arrive": 2, "arrive_drop": 3, "expect_tx": 4, "complete_tx": 5, "try_wait": 6,
         "test_wait": 7, "pending_count": 8, "inval": 9, "cparrive": 10}
 MB_EXPECT_TX, MB_PARITY, MB_NOINC = 1, 2, 4          # F_MOD2 bits of mbarrier
+CB_MULTICAST = 8        # F_MOD2 bit of cpbulk: .multicast::cluster (a ctaMask operand follows the mbarrier)
 WGMMA = {"fence": 1, "commit_group": 2, "wait_group": 3, "mma_async": 4}
 # F_MOD2 of wgmma.mma_async: N in bits 0..9, A from registers, negated A (imm-scale-a -1), negated B,
 # .satfinite (integer), transposed A / B, A's element kind in bits 16..19, B's in bits 20..23 (WG_KINDS)
@@ -95,7 +96,7 @@ WG_N_MASK, WG_A_REGS, WG_NEG_A, WG_NEG_B, WG_SATFINITE = 0x3FF, 1 << 10, 1 << 11
 WG_TRANS_A, WG_TRANS_B = 1 << 14, 1 << 15      # imm-trans-a/b = 1: M-/N-major shared-memory operand
 WG_KINDS = {"f16": 0, "bf16": 1, "tf32": 2, "e4m3": 3, "e5m2": 4, "s8": 5, "u8": 6}
 WG_A_SHIFT, WG_B_SHIFT = 16, 20
-CPBULK = {"g2s": 1, "s2g": 2, "commit_group": 3, "wait_group": 4, "tensor_g2s": 5, "tensor_s2g": 6}
+CPBULK = {"g2s": 1, "s2g": 2, "commit_group": 3, "wait_group": 4, "tensor_g2s": 5, "tensor_s2g": 6, "s2s": 7}
 
 # ------------------------------------------------------------------ state spaces (F_SPACE)
 SPACE = {"generic": 0, "global": 1, "shared": 2, "local": 3, "const": 4, "param": 5}

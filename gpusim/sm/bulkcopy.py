@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpusim.isa import opcodes as oc
-from gpusim.isa.spaces import GLOBAL_BASE
+from gpusim.isa.spaces import CLUSTER_SHIFT, GLOBAL_BASE, SMEM_OFFSET_MASK
 from gpusim.jit import njit
 from gpusim.memory.access import fault, load, locate, store
 from gpusim.sm.mbarrier import complete_tx, mbar_offset
@@ -33,7 +33,7 @@ from gpusim.sm.state import TI_MASK, TI_SIZE
 from gpusim.sm.wgmma import swizzle_address
 from gpusim.tma import MAGIC, O_BOX, O_DIMS, O_ESIZE, O_ESTRIDES, O_MAGIC, O_STRIDES, O_SWIZZLE
 
-G2S, S2G = oc.CPBULK["g2s"], oc.CPBULK["s2g"]
+G2S, S2G, S2S = oc.CPBULK["g2s"], oc.CPBULK["s2g"], oc.CPBULK["s2s"]
 TG2S, TS2G = oc.CPBULK["tensor_g2s"], oc.CPBULK["tensor_s2g"]
 
 
@@ -66,8 +66,9 @@ def exec_cpbulk(P, M, i, w, emask, pc):
     if sub == TG2S or sub == TS2G:
         _tensor_copies(P, M, i, w, emask, pc, sub == TG2S)
         return
-    if sub != G2S and sub != S2G:
+    if sub != G2S and sub != S2G and sub != S2S:
         return
+    multicast = P.ins[i, oc.F_MOD2] & oc.CB_MULTICAST
     total = 0
     for l in range(32):
         if not (emask >> l) & 1:
@@ -75,21 +76,38 @@ def exec_cpbulk(P, M, i, w, emask, pc):
         dst = address(P, M, i, oc.S0, w, l)
         src = address(P, M, i, oc.S0 + 1, w, l)
         size = bits(P, M, i, oc.S0 + 2, w, l) & 0xFFFFFFFF
-        if M.tr_addr[1] < 0:
+        if M.tr_addr[1] < 0 and sub != S2S:
             M.tr_addr[1] = (src if sub == G2S else dst) - GLOBAL_BASE
-        if sub == G2S:
-            if not _copy(M, oc.SP_SHARED, dst, oc.SP_GLOBAL, src, size, w, l, pc):
-                return
-            off = mbar_offset(M, oc.SP_SHARED, address(P, M, i, oc.S0 + 3, w, l), w, l, pc)
-            if off < 0:
-                return
-            complete_tx(M, off, w, size)
-            if M.tr_addr[0] < 0:
-                M.tr_addr[0] = off
+        if sub == G2S or sub == S2S:
+            mask = bits(P, M, i, oc.S0 + 4, w, l) & 0xFFFF if multicast else 0
+            mbar = address(P, M, i, oc.S0 + 3, w, l)
+            for r in range(-1 if mask == 0 else 0, 16):     # r = -1: the addresses as given
+                if r >= 0 and not (mask >> r) & 1:
+                    continue
+                if not _copy(M, oc.SP_SHARED, rank_address(dst, r), oc.SP_GLOBAL if sub == G2S else oc.SP_SHARED,
+                             src, size, w, l, pc):
+                    return
+                off = mbar_offset(M, oc.SP_SHARED, rank_address(mbar, r), w, l, pc)
+                if off < 0:
+                    return
+                complete_tx(M, off, w, size)
+                if M.tr_addr[0] < 0:
+                    M.tr_addr[0] = off
+                if mask == 0:
+                    break
         elif not _copy(M, oc.SP_GLOBAL, dst, oc.SP_SHARED, src, size, w, l, pc):
             return
         total += size
     M.tr_info[TI_SIZE] = total
+
+
+@njit(no_cpython_wrapper=True, inline="always")
+def rank_address(a, rank):
+    """A .shared::cluster address moved to the same offset in the CTA of `rank` (-1: a as it is):
+    where a multicast copy writes for each CTA of its ctaMask."""
+    if rank < 0:
+        return a
+    return ((rank + 1) << CLUSTER_SHIFT) | (a & SMEM_OFFSET_MASK)
 
 
 @njit(no_cpython_wrapper=True)
@@ -101,19 +119,30 @@ def _map_field(M, sp, off, at, size, w, l):
 @njit(no_cpython_wrapper=True)
 def _tensor_copies(P, M, i, w, emask, pc, is_load):
     total = 0
+    multicast = is_load and P.ins[i, oc.F_MOD2] & oc.CB_MULTICAST
     for l in range(32):
         if not (emask >> l) & 1:
             continue
-        n = _tensor_copy(P, M, i, w, l, pc, is_load)
-        if n < 0:
-            return
-        total += n
+        mask = bits(P, M, i, oc.S0 + 3, w, l) & 0xFFFF if multicast else 0
+        counted = False
+        for r in range(-1 if mask == 0 else 0, 16):       # each CTA of a multicast's ctaMask
+            if r >= 0 and not (mask >> r) & 1:
+                continue
+            n = _tensor_copy(P, M, i, w, l, pc, is_load, r)
+            if n < 0:
+                return
+            if not counted:
+                total += n              # the bytes leave the L2 once, however many CTAs receive them
+                counted = True
+            if mask == 0:
+                break
     M.tr_info[TI_SIZE] = total
 
 
 @njit(no_cpython_wrapper=True)
-def _tensor_copy(P, M, i, w, l, pc, is_load):
-    """One lane's tensor copy; its box bytes, or -1 after a fault."""
+def _tensor_copy(P, M, i, w, l, pc, is_load, rank):
+    """One lane's tensor copy (into the CTA of `rank` for a multicast; -1: as addressed); its box bytes,
+    or -1 after a fault."""
     row = P.ins[i, oc.F_TARGET]
     rank = P.vlist[row, 0]
     ta = address(P, M, i, oc.S0 + 1, w, l)
@@ -129,7 +158,7 @@ def _tensor_copy(P, M, i, w, l, pc, is_load):
     esize = _map_field(M, sp, off, O_ESIZE, 1, w, l)
     swz = _map_field(M, sp, off, O_SWIZZLE, 1, w, l)
     width = 0 if swz == 0 else (16 << swz)
-    smem = address(P, M, i, oc.S0, w, l)
+    smem = rank_address(address(P, M, i, oc.S0, w, l), rank)
     if smem & 15:
         fault(M, oc.E_MISALIGNED, w, l, pc, smem, 16, oc.SP_SHARED)
         return -1
@@ -181,7 +210,7 @@ def _tensor_copy(P, M, i, w, l, pc, is_load):
             store(M, g_sp, g_off, esize, w, l, load(M, s_sp, s_off, esize, w, l))
     nbytes = count * esize
     if is_load:
-        moff = mbar_offset(M, oc.SP_SHARED, address(P, M, i, oc.S0 + 2, w, l), w, l, pc)
+        moff = mbar_offset(M, oc.SP_SHARED, rank_address(address(P, M, i, oc.S0 + 2, w, l), rank), w, l, pc)
         if moff < 0:
             return -1
         complete_tx(M, moff, w, nbytes)

@@ -156,3 +156,52 @@ def test_launch_rejects_cluster_shapes_the_driver_refuses(kw, msg):
 def test_kernel_compiled_for_clusters_rejects_another_cluster_shape():
     with pytest.raises(LaunchError, match="requires clusters of"):
         gpusim.launch(MOD["neighbour"], 8, 128, np.zeros(8 * 128, np.int32), mode="functional", cluster=4)
+
+
+MULTICAST = HEAD + """
+.visible .entry k(.param .u64 g, .param .u64 out) {
+ .reg .b32 %r<20>; .reg .b64 %rd<10>; .reg .pred %p<4>; .reg .b16 %rs<2>;
+ .shared .align 16 .b8 buf[64]; .shared .align 8 .b64 bar;
+ ld.param.u64 %rd1, [g]; ld.param.u64 %rd2, [out]; cvta.to.global.u64 %rd2, %rd2;
+ mov.u32 %r1, %cluster_ctarank; mov.u32 %r2, %tid.x;
+ setp.eq.u32 %p1, %r2, 0;
+ @%p1 mbarrier.init.shared::cta.b64 [bar], 1;
+ @%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], 64;
+ barrier.cluster.arrive; barrier.cluster.wait;
+ or.b32 %r3, %r1, %r2; setp.eq.u32 %p2, %r3, 0;
+ mov.u16 %rs1, MASK;
+ @%p2 COPY;
+WAIT: mbarrier.try_wait.parity.shared::cta.b64 %p3, [bar], 0; @!%p3 bra WAIT;
+ setp.lt.u32 %p1, %r2, 16; @!%p1 bra DONE;
+ shl.b32 %r4, %r2, 2; mov.u32 %r5, buf; add.u32 %r5, %r5, %r4; ld.shared.u32 %r6, [%r5];
+ mov.u32 %r7, %ctaid.x; mad.lo.s32 %r8, %r7, 16, %r2; mul.wide.u32 %rd3, %r8, 4; add.s64 %rd3, %rd2, %rd3;
+ st.global.u32 [%rd3], %r6;
+DONE: barrier.cluster.arrive; barrier.cluster.wait;
+ ret; }
+"""
+
+
+@pytest.mark.parametrize("mode", ["functional", "timing"])
+def test_multicast_bulk_copy_lands_in_every_cta_of_its_mask_and_completes_their_mbarriers(mode):
+    copy = ("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
+            "[buf], [%rd1], 64, [bar], %rs1")
+    k = gpusim.load_ptx(MULTICAST.replace("COPY", copy).replace("MASK", "15"))["k"]
+    g = np.arange(16, dtype=np.int32) * 3 + 1
+    out = np.zeros(4 * 16, np.int32)
+    r = gpusim.launch(k, 4, 32, g, out, mode=mode, cluster=4)
+    assert (out.reshape(4, 16) == g).all()
+    if mode == "timing":
+        assert r.metrics["gpusim__tma_bytes.sum"] == 64          # fetched once for the four CTAs
+
+
+def test_bulk_copy_into_another_ctas_shared_memory_completes_its_mbarrier():
+    # rank 0 copies its own (zeroed, then filled) buffer into rank 1's: cp.async.bulk.shared::cluster.shared::cta
+    body = MULTICAST.replace("@%p2 COPY;", """
+ @%p2 st.shared.v4.u32 [buf], {%r1, %r2, %r1, %r2};
+ mov.u32 %r9, buf; mapa.shared::cluster.u32 %r10, %r9, 1; mov.u32 %r11, bar; mapa.shared::cluster.u32 %r12, %r11, 1;
+ @%p2 st.shared.v4.u32 [buf], {7, 8, 9, 10};
+ @%p2 cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%r10], [buf], 64, [%r12];
+ setp.eq.u32 %p3, %r1, 0; @%p3 bra DONE;""").replace("MASK", "0")
+    out = np.zeros(2 * 16, np.int32)
+    gpusim.launch(gpusim.load_ptx(body)["k"], 2, 32, np.zeros(16, np.int32), out, mode="functional", cluster=2)
+    assert list(out[16:20]) == [7, 8, 9, 10]

@@ -87,7 +87,7 @@ def test_cta_timeline_draws_when_the_result_has_events(result, browser, tmp_path
     cta = np.zeros(8, dtype=[("cta", "i4"), ("sm", "i4"), ("start", "i8"), ("end", "i8")])
     cta["cta"], cta["sm"] = range(8), [0, 1] * 4
     cta["start"], cta["end"] = [0, 0, 300, 320, 600, 640, 900, 950], [290, 310, 590, 630, 890, 940, 1200, 1250]
-    r = types.SimpleNamespace(**vars(result), events=types.SimpleNamespace(cta=cta))
+    r = types.SimpleNamespace(**{**vars(result), "events": types.SimpleNamespace(cta=cta)})
     path = write(r, tmp_path / "timeline.html")
     page = new_page(browser)
     page.goto(path.as_uri())

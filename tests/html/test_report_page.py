@@ -43,7 +43,7 @@ def test_page_has_each_chart_and_the_events_note_without_events(page):
 def test_timeline_chart_drawn_from_result_events(strided):
     cta = np.zeros(4, dtype=[("cta", "i4"), ("sm", "i4"), ("start", "i8"), ("end", "i8")])
     cta["cta"], cta["sm"], cta["start"], cta["end"] = range(4), [0, 1, 0, 1], [0, 0, 500, 500], [400, 450, 900, 990]
-    r = types.SimpleNamespace(**vars(strided), events=types.SimpleNamespace(cta=cta))
+    r = types.SimpleNamespace(**{**vars(strided), "events": types.SimpleNamespace(cta=cta)})
     out = render(r)
     assert 'data-chart="timeline"' in out and 'data-view="timeline-note"' not in out
 
