@@ -137,11 +137,14 @@ def jit_launch(fn, grid, *args, num_warps: int = 4, num_stages: int = 3, gpu="h1
     bound, sp, target, backend, options = _split(fn, arch, args, kw)
     tk = compile_kernel(fn, bound, sp, target, backend, options)
     md = tk.metadata
-    if int(getattr(md, "num_ctas", 1)) != 1:
-        raise LaunchError(f"num_ctas={md.num_ctas}: thread block clusters are not simulated; use num_ctas=1")
     given = _given(fn, bound, args, meta)
     g = _grid(grid, given)
-    values = _param_values(tk, given, g + (1,) * (3 - len(g)))
+    g = g + (1,) * (3 - len(g))
+    nctas = int(getattr(md, "num_ctas", 1))
+    if nctas != 1:      # as Triton's launcher: grid x times num_ctas CTAs, in clusters of num_ctas along x
+        g = (g[0] * nctas, g[1], g[2])
+        launch_opts["cluster"] = (nctas, 1, 1)
+    values = _param_values(tk, given, g)
     return launch(tk.kernel, g, 32 * tk.num_warps, *values, gpu=spec, mode=mode, shared_mem=tk.shared,
                   cooperative=bool(getattr(md, "launch_cooperative_grid", False)), **launch_opts)
 

@@ -55,3 +55,18 @@ def test_matmul_through_tma_descriptors_matches_numpy():
 def test_bad_descriptors_are_refused_with_the_reason(bad, msg):
     with pytest.raises(LaunchError, match=msg):
         bad()
+
+
+def test_num_ctas_two_runs_in_clusters_of_two_as_tritons_launcher_does():
+    from programs.triton import matmul_fp16
+    inp = matmul_fp16.inputs(256, seed=1)
+    runs = []
+
+    def launch(fn, grid, *a, **m):
+        runs.append(gt.jit_launch(fn, grid, *a, mode="functional", **m))
+        return runs[-1]
+    out = matmul_fp16.run(launch, inp, num_ctas=2, BLOCK_SIZE_M=128, BLOCK_SIZE_N=128, BLOCK_SIZE_K=64)
+    ref = matmul_fp16.reference(inp)["c"].astype(np.float32)
+    assert np.allclose(out["c"].astype(np.float32), ref, rtol=matmul_fp16.RTOL, atol=matmul_fp16.ATOL)
+    assert runs[0].grid == (8, 1, 1)                  # 4 tiles x 2 CTAs, each tile's pair one cluster
+    assert "reqnctapercluster" in runs[0].decoded.directives
