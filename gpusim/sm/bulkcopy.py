@@ -140,9 +140,9 @@ def _tensor_copies(P, M, i, w, emask, pc, is_load):
 
 
 @njit(no_cpython_wrapper=True)
-def _tensor_copy(P, M, i, w, l, pc, is_load, rank):
-    """One lane's tensor copy (into the CTA of `rank` for a multicast; -1: as addressed); its box bytes,
-    or -1 after a fault."""
+def _tensor_copy(P, M, i, w, l, pc, is_load, cta_rank):
+    """One lane's tensor copy (into the CTA of rank `cta_rank` for a multicast; -1: as addressed); its box
+    bytes, or -1 after a fault."""
     row = P.ins[i, oc.F_TARGET]
     rank = P.vlist[row, 0]
     ta = address(P, M, i, oc.S0 + 1, w, l)
@@ -158,7 +158,7 @@ def _tensor_copy(P, M, i, w, l, pc, is_load, rank):
     esize = _map_field(M, sp, off, O_ESIZE, 1, w, l)
     swz = _map_field(M, sp, off, O_SWIZZLE, 1, w, l)
     width = 0 if swz == 0 else (16 << swz)
-    smem = rank_address(address(P, M, i, oc.S0, w, l), rank)
+    smem = rank_address(address(P, M, i, oc.S0, w, l), cta_rank)
     if smem & 15:
         fault(M, oc.E_MISALIGNED, w, l, pc, smem, 16, oc.SP_SHARED)
         return -1
@@ -210,7 +210,7 @@ def _tensor_copy(P, M, i, w, l, pc, is_load, rank):
             store(M, g_sp, g_off, esize, w, l, load(M, s_sp, s_off, esize, w, l))
     nbytes = count * esize
     if is_load:
-        moff = mbar_offset(M, oc.SP_SHARED, rank_address(address(P, M, i, oc.S0 + 2, w, l), rank), w, l, pc)
+        moff = mbar_offset(M, oc.SP_SHARED, rank_address(address(P, M, i, oc.S0 + 2, w, l), cta_rank), w, l, pc)
         if moff < 0:
             return -1
         complete_tx(M, moff, w, nbytes)
