@@ -22,6 +22,7 @@ OUT = ROOT / "docs" / "img"
 VIEWS = {"summary": '[data-view="summary"]', "advice": '[data-view="advice"]', "stalls": '[data-chart="stalls"]',
          "memory": '[data-chart="memory"]', "roofline": '[data-chart="roofline"]',
          "source": '[data-view="source-lines"]', "timeline": '[data-chart="timeline"]',
+         "warp-states": '[data-chart="warp-states"]',
          "animation": ".gpusim-anim"}
 
 

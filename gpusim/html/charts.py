@@ -5,6 +5,7 @@ with one `bokeh.embed.components` call, and the page carries bokeh's JavaScript 
 STALL_COLORS gives each stall reason one colour, shared by the stall chart and the source view's bars."""
 from __future__ import annotations
 
+import numpy as np
 from bokeh.layouts import row
 from bokeh.models import ColumnDataSource, HoverTool, Label, NumeralTickFormatter, Span
 from bokeh.palettes import Category20
@@ -130,4 +131,22 @@ def cta_timeline_chart(cta, n_sm: int):
     f.quad(left="start", right="end", bottom="sm", top="top", source=src, fill_color="#4c78a8", fill_alpha=0.6,
            line_color="white", line_width=0.5)
     f.add_tools(HoverTool(tooltips=[("CTA", "@cta"), ("SM", "@sm{0}"), ("cycles", "@start{0,0} - @end{0,0}")]))
+    return f
+
+
+def warp_states_chart(events):
+    """Warp states over time: at each sample, how many of the GPU's resident warps issued in the interval
+    or were held by each stall reason (stacked; empty slots left out). `events`: gpusim.timing.events.Events."""
+    ws = events.warp_state.reshape(events.warp_state.shape[0], -1)
+    names = list(events.state_names)
+    counts = {n: (ws == k).sum(axis=1).astype(float) for k, n in enumerate(names) if n != "empty"}
+    shown = [n for n in names if n in counts and counts[n].any()]
+    t = (np.arange(ws.shape[0]) + 1.0) * events.interval
+    src = ColumnDataSource({"t": t, **{n: counts[n] for n in shown}})
+    colors = [STALL_COLORS.get(n, "#2ca02c" if n == "issued" else "#999999") for n in shown]
+    f = _fig("warp states over time (all SMs)", width=900, height=320, x_axis_label="cycle", y_axis_label="warps")
+    if shown:
+        f.varea_stack(stackers=shown, x="t", color=colors, source=src, legend_label=shown)
+        f.legend.location = "top_right"
+        f.legend.label_text_font_size = "8pt"
     return f

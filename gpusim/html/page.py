@@ -91,6 +91,8 @@ def _launch(i: int, r, spec, models: dict) -> dict:
     events = getattr(r, "events", None)
     if events is not None and getattr(events, "cta", None) is not None and len(events.cta):
         models[f"timeline-{i}"] = charts.cta_timeline_chart(events.cta, spec.n_sm)
+        if getattr(events, "warp_state", None) is not None and events.warp_state.size:
+            models[f"warpstates-{i}"] = charts.warp_states_chart(events)
     else:
         ctx["events_note"] = NO_EVENTS
     return ctx

@@ -5,7 +5,7 @@ import types
 
 import numpy as np
 import pytest
-from kernels import launch_copy, launch_fma
+from kernels import copy, launch_copy, launch_fma, run
 
 from gpusim.cli import main
 from gpusim.html import compare, render, roofline
@@ -172,3 +172,12 @@ def test_compare_two_toml_configs(tmp_path, capsys):
     assert "vecadd on tiny+slow_dram.toml" in out
     cycles = re.search(r"│ cycles\s+│\s+([\d,]+)\s+│\s+([\d,]+)", out)
     assert int(cycles.group(2).replace(",", "")) > int(cycles.group(1).replace(",", ""))
+
+
+def test_a_run_with_events_gets_the_timeline_warp_states_and_playback():
+    n = 256
+    r = run(copy, 2, 128, np.arange(n, dtype=np.float32), np.zeros(n, np.float32), events=True)
+    out = render(r)
+    assert 'data-chart="timeline"' in out and 'data-chart="warp-states"' in out
+    assert 'class="gpusim-anim"' in out and out.count("gpusimAnim") >= 1     # the player and its script
+    assert 'data-view="timeline-note"' not in out
