@@ -3,9 +3,10 @@
     python bench/bench_report.py                     # every program at its default size, h100
     python bench/bench_report.py vecadd softmax --small --gpu tiny
 
-For each program: the run's wall time (timing mode, all launches), the report's generation time
-(gpusim.html.write of all its launches: the per-line tables, advice, charts, template) and the page's
-size. The issue's figures: under 10 s of report time per program, under 5 MB for a full h100 run."""
+For each program: the run's wall time (timing mode, all launches, recording events as `gpusim run --html`
+does), the report's generation time (gpusim.html.write of all its launches: the per-line tables, advice,
+charts, the CTA timeline, warp states and the animated playback, template) and the page's size. The
+issue's figures: under 10 s of report time per program, under 5 MB for a full h100 run."""
 from __future__ import annotations
 
 import argparse
@@ -54,11 +55,11 @@ def bench(name: str, mod, gpu: str, small: bool, out: Path) -> dict:
         from gpusim.triton import jit_launch
 
         def launcher(fn, grid, *args, **meta):
-            results.append(jit_launch(fn, grid, *args, gpu=gpu, mode="timing", **meta))
+            results.append(jit_launch(fn, grid, *args, gpu=gpu, mode="timing", events=True, **meta))
             return results[-1]
     else:
         def launcher(kernel, grid, block, *args):
-            results.append(gpusim.launch(kernel, grid, block, *args, gpu=gpu, mode="timing"))
+            results.append(gpusim.launch(kernel, grid, block, *args, gpu=gpu, mode="timing", events=True))
             return results[-1]
     t0 = time.perf_counter()
     mod.run(launcher, inp)

@@ -66,8 +66,9 @@ class PipelineSpec:
                             (1, MAX_CYCLES))
     lat_tensor_f64: int = param(10, "cycles", "the same for f64 (DMMA.884: 26.0 cycles per dependent mma)",
                                 (1, MAX_CYCLES))
-    lat_tensor_fp8: int = param(26, "cycles", "the same for e4m3/e5m2, which ptxas emulates (F2FP conversions, two "
-                                              "dependent HMMA.16816, FADDs: 54.8 cycles per dependent mma)",
+    lat_tensor_fp8: int = param(34, "cycles", "the same for e4m3/e5m2, which ptxas emulates (F2FP conversions, two "
+                                              "dependent HMMA.16816, FADDs; fitted between a dependent chain, "
+                                              "54.8 cycles per mma, and 4-8 warps of independent ones)",
                                 (1, MAX_CYCLES))
     tensor_dispatch: int = param(4, "cycles", "an mma.sync holds its sub-partition's dispatch this long, reading "
                                               "its A, B and C registers (fitted: with six IADDs per mma the H100 "
