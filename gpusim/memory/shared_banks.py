@@ -100,10 +100,11 @@ def same_address_ways(addrs, mask):
 
 
 @njit
-def smem_access(sh, addrs, mask, size, kind, sm, pc, now):
-    """A warp's shared-memory access of `kind` issued at `now` on SM `sm`: the cycle its data is ready."""
+def smem_access(sh, addrs, mask, size, kind, sm, pc, now, combined=False):
+    """A warp's shared-memory access of `kind` issued at `now` on SM `sm`: the cycle its data is ready.
+    combined: an atomic whose lanes on one word are combined into one update (ATOMS.POPC.INC)."""
     wf = wavefronts(addrs, mask, size, sh.banks, sh.words, sh.bank_load)
-    if kind == ATOM:
+    if kind == ATOM and not combined:
         wf = max(wf, same_address_ways(addrs, mask))    # lanes on one word serialise
     active = 0
     for l in range(32):

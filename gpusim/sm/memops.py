@@ -151,6 +151,10 @@ def exec_atom(P, M, i, w, mask, pc, has_dst):
         store(M, sp, off, size, w, l, atom_apply(op, ty, kind, size, old, b, c))
         if has_dst:
             put(P, M, i, oc.D0, w, l, sext(old, size) if kind == K_SINT else zext(old, size))
-    _trace(M, rsp, size, mask, 1, 1, 1)
+    # an add of the constant 1 to shared memory is ATOMS.POPC.INC on sm_90 (read in the SASS of the
+    # smem_atomic cases): the lanes on one word are combined into one update (TI_ATOM 2)
+    inc = (op == oc.A_ADD and space == oc.SP_SHARED and kind != K_FLOAT and P.opk[i, oc.S0 + 1] == oc.OK_IMM
+           and P.opv[i, oc.S0 + 1] == 1)
+    _trace(M, rsp, size, mask, 1, 1, 2 if inc else 1)
 
 
