@@ -417,14 +417,19 @@ def cmd_validate(args):
         report.console.print(f"{row['case']:24s} H100 {row['hw_cycles']:>12,.0f}  gpusim {row['sim_cycles']:>12,}  "
                              f"{100 * row['cycle_err']:+7.1f}%  ({row['sim_seconds']:.1f} s)")
 
-    rows = v.run_all(spec, names, progress=show)
+    model = getattr(args, "model", "ptx") or "ptx"
+    rows = v.run_all(spec, names, progress=show, model=model)
     summary = v.summarize(rows)
+    regs = [r["regs"] for r in rows if r.get("regs") and r["regs"][0] is not None]
+    if regs:
+        same = sum(int(round(h)) == int(s) for h, s in regs)
+        report.console.print(f"registers per thread equal to ptxas's (ncu): {same}/{len(regs)} cases ({model} model)")
     out = Path(args.out)
     plot = out.with_suffix(".png") if not names else None
     if plot is not None:
         v.scatter(rows, plot)
     if not names:
-        v.write_report(rows, summary, spec, out, plot)
+        v.write_report(rows, summary, spec, out, plot, model)
         v.save_rows(rows, summary, out.with_name("sim_results.json"))
     report.console.print(
         f"[bold]{summary['cases']} cases: cycle MAPE {summary['cycle_mape_pct']:.1f}%, Pearson r "

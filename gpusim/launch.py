@@ -6,12 +6,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from gpusim import devrt, jitcache
+from gpusim import devrt, jitcache, ptxas
 from gpusim.errors import LaunchBoundsError, LaunchError
 from gpusim.kernels import PTXKernel, numba_kernel
 from gpusim.memory.device import DeviceMemory
 from gpusim.params import check_against_signature, flatten_args, numba_type, pack_params
-from gpusim.presets import GPUSpec, get_preset
+from gpusim.presets import GPUSpec, arch_of, get_preset
 from gpusim.sm.executor import run_grid, run_grid_together
 from gpusim.sm.results import functional_metrics
 from gpusim.sm.sanitize_report import collect, kernel_fault, parse_checks
@@ -190,6 +190,9 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
     progress = opts.pop("progress", None)
     read_symbols = tuple(opts.pop("read_symbols", ()))
     cluster_opt = opts.pop("cluster", None)
+    model = opts.pop("model", "ptx")
+    if model not in ptxas.MODELS:
+        raise LaunchError(f"model must be one of {', '.join(ptxas.MODELS)}, got {model!r}")
     if opts:
         raise LaunchError(f"unknown launch option(s): {', '.join(sorted(opts))}")
     k = _resolve(kernel, args, signature, fma)
@@ -202,6 +205,14 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
     if shared_mem < 0 or d.shared_static + shared_mem > smem_limit:
         raise LaunchError(f"a block needs {d.shared_static} bytes of static and {shared_mem} of dynamic shared "
                           f"memory; {spec.name} has {smem_limit} per block at most")
+    sass = None
+    if model == "sass" and mode == "timing":
+        # ptxas's resources for this kernel (gpusim/ptxas.py): its register count sets occupancy
+        sass = ptxas.resources(k.module.text, ptxas.arch_for(arch_of(spec), k.module.text)).get(k.name)
+        if sass is None:
+            raise LaunchError(f"ptxas reported no entry function '{k.name}' (model='sass')")
+        if regs_per_thread is None:
+            regs_per_thread = sass.registers
     if mode == "timing" and regs_per_thread is None and d.regs_per_thread > spec.sm.max_regs_per_thread:
         # ptxas never allocates more than the maximum: it spills the rest to local memory. The
         # estimate is capped the same way (the spill traffic itself is not modelled).
@@ -218,6 +229,10 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
         raise LaunchError(f"this machine has not the memory to simulate this launch on {spec.name} "
                           f"(device memory {mem.size} B, local memory {d.local_size} B per thread)") from None
     _device_output(res, d, mem, read_symbols)
+    if res.timing is not None:
+        res.timing["model"] = model if sass is not None else "ptx"
+        if sass is not None:
+            res.timing["ptxas"] = sass          # registers, spill bytes, stack (the SASS model)
     return res
 
 

@@ -11,6 +11,7 @@ Every latency is in SM cycles, every size in bytes, every bandwidth in bytes per
 from __future__ import annotations
 
 import dataclasses
+import re
 import tomllib
 from dataclasses import dataclass, field
 
@@ -102,6 +103,16 @@ TINY = H100.with_(
     l2={"size": 65536, "slices": 2, "bandwidth": 64.0},
     dram={"bandwidth": 16.0, "channels": 2})
 PRESETS = {p.name: p for p in (H100, A100, V100, TINY)}
+ARCH = {"h100": 90, "a100": 80, "v100": 70}      # preset -> compute capability (Triton, ptxas)
+
+
+def arch_of(spec) -> int:
+    """The compute capability a preset stands for: h100 90, a100 80, v100 70; another spec the sm_NN
+    its description names (presets made from a TOML file keep their base's), else 90."""
+    if spec.name in ARCH:
+        return ARCH[spec.name]
+    m = re.search(r"sm_(\d+)", spec.description)
+    return int(m.group(1)) if m else 90
 
 
 def get_preset(name: str) -> GPUSpec:

@@ -6,7 +6,6 @@ PTXModule. Compiled kernels are cached per (function, specialisation, options, t
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -14,9 +13,9 @@ import numpy as np
 from gpusim.errors import GpusimError, LaunchError
 from gpusim.isa.spaces import ALLOC_ALIGN
 from gpusim.kernels import PTXKernel, PTXModule
+from gpusim.presets import ARCH, arch_of  # noqa: F401  (re-exported: gpusim.triton.arch_of)
 
 INSTALL_HINT = "pip install gpusim[triton]"
-ARCH = {"h100": 90, "a100": 80, "v100": 70}      # preset -> compute capability Triton compiles for
 
 # numpy dtype -> triton.language dtype name (what Triton reads from a torch tensor's dtype)
 NP_TO_TL = {"float32": "float32", "float16": "float16", "float64": "float64", "int8": "int8", "int16": "int16",
@@ -34,15 +33,6 @@ def triton_module():
     except ImportError:
         raise GpusimError(f"running Triton kernels needs Triton, which is not installed: {INSTALL_HINT}") from None
     return triton
-
-
-def arch_of(spec) -> int:
-    """The compute capability a preset stands for: h100 90, a100 80, v100 70; another spec the sm_NN
-    its description names (presets made from a TOML file keep their base's), else 90."""
-    if spec.name in ARCH:
-        return ARCH[spec.name]
-    m = re.search(r"sm_(\d+)", spec.description)
-    return int(m.group(1)) if m else 90
 
 
 class Reinterpreted:

@@ -1,0 +1,121 @@
+"""ptxas as an oracle for what the GPU runs (the SASS model's first part, no GPU needed).
+
+gpusim times PTX; the GPU runs what ptxas makes of it. `launch(..., model="sass")` asks ptxas for each
+kernel's resources and times the launch with them: registers per thread (so occupancy is the
+hardware's) and, reported beside them, the bytes of spill stores and loads and the stack frame. The
+per-instruction SASS timing the issue describes is not built yet; the instructions stay the PTX's.
+
+ptxas is looked for, in order: $GPUSIM_PTXAS, the one Triton bundles (the `test`/`triton` extras
+install it: triton/backends/nvidia/bin/ptxas), the `nvidia-cuda-nvcc` wheel's, and `ptxas` on PATH.
+Results are cached per PTX text, architecture and ptxas version under the gpusim cache folder.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from gpusim.errors import LaunchError
+from gpusim.jitcache import cache_root
+
+MODELS = ("ptx", "sass")
+_INFO = re.compile(r"Function properties for (\S+)|Compiling entry function '([^']+)'|"
+                   r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads|"
+                   r"Used (\d+) registers")
+
+
+@dataclass(frozen=True)
+class KernelResources:
+    """What ptxas reports for one entry function."""
+    registers: int
+    spill_stores: int       # bytes per thread
+    spill_loads: int        # bytes per thread
+    stack: int              # bytes per thread
+
+
+def find() -> str | None:
+    """The ptxas executable to use, or None."""
+    cands = [os.environ.get("GPUSIM_PTXAS")]
+    try:
+        import triton
+        cands.append(str(Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "ptxas"))
+    except ImportError:
+        pass
+    try:
+        import nvidia.cuda_nvcc as nvcc  # the nvidia-cuda-nvcc wheel
+        cands.append(str(Path(list(nvcc.__path__)[0]) / "bin" / "ptxas"))
+    except ImportError:
+        pass
+    cands.append(shutil.which("ptxas"))
+    return next((c for c in cands if c and os.path.isfile(c) and os.access(c, os.X_OK)), None)
+
+
+def arch_for(cc: int, text: str) -> str:
+    """ptxas's -arch for compute capability cc; sm_90a where the PTX targets it (wgmma, setmaxnreg)."""
+    target = re.search(r"^\s*\.target\s+(\w+)", text, re.M)
+    if target and target.group(1).endswith("a") and target.group(1) == f"sm_{cc}a":
+        return f"sm_{cc}a"
+    return f"sm_{cc}"
+
+
+def resources(text: str, arch: str) -> dict[str, KernelResources]:
+    """{entry name: KernelResources} of a PTX module's kernels compiled for `arch` (cached)."""
+    exe = find()
+    if exe is None:
+        raise LaunchError("model='sass' needs ptxas: install gpusim[triton] (Triton bundles it) or the "
+                          "nvidia-cuda-nvcc wheel, or set GPUSIM_PTXAS; model='ptx' needs nothing")
+    version = _version(exe)
+    key = hashlib.sha256(f"{version}\0{arch}\0{text}".encode()).hexdigest()[:24]
+    path = cache_root() / "ptxas" / f"{key}.json"
+    if path.exists():
+        return {k: KernelResources(**v) for k, v in json.loads(path.read_text()).items()}
+    p = _compile(exe, text, arch)
+    newest = re.search(r"Unsupported \.version \S+; current version is '([\d.]+)'", p.stdout + p.stderr)
+    if p.returncode != 0 and newest:
+        # a PTX ISA newer than this ptxas (e.g. CUDA 13's 9.0 against Triton's 12.9 ptxas): the kernels
+        # gpusim runs use nothing past the older ISA, so it is compiled as that version
+        p = _compile(exe, re.sub(r"^\s*\.version\s+\S+", f".version {newest.group(1)}", text, count=1,
+                                 flags=re.M), arch)
+    if p.returncode != 0:
+        msg = (p.stderr or p.stdout).strip().splitlines()
+        raise LaunchError(f"ptxas could not compile the kernel for {arch} (model='sass'): "
+                          f"{msg[-1] if msg else p.returncode}")
+    out = parse(p.stdout + p.stderr)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({k: asdict(v) for k, v in out.items()}))
+    return out
+
+
+def _compile(exe: str, text: str, arch: str):
+    with tempfile.TemporaryDirectory(prefix="gpusim-ptxas-") as tmp:
+        src = Path(tmp) / "k.ptx"
+        src.write_text(text)
+        return subprocess.run([exe, f"-arch={arch}", "-v", "-c", str(src), "-o", str(Path(tmp) / "k.cubin")],
+                              capture_output=True, text=True, timeout=300)
+
+
+def parse(info: str) -> dict[str, KernelResources]:
+    """ptxas -v's report, per entry function."""
+    out, name, frame = {}, None, (0, 0, 0)
+    for m in _INFO.finditer(info):
+        if m.group(1) or m.group(2):
+            name = m.group(1) or m.group(2)
+        elif m.group(3) is not None:
+            frame = (int(m.group(3)), int(m.group(4)), int(m.group(5)))
+        elif m.group(6) is not None and name is not None:
+            out[name] = KernelResources(int(m.group(6)), frame[1], frame[2], frame[0])
+            frame = (0, 0, 0)
+    return out
+
+
+def _version(exe: str) -> str:
+    try:
+        return subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=30).stdout.strip()[-80:]
+    except (OSError, subprocess.SubprocessError):
+        return exe
