@@ -1,0 +1,70 @@
+"""`gpusim validate` and `gpusim calibrate`: replay the recorded H100 cases and fit the preset on them
+(the harness lives in validation/; the CLI may import it, the library never does)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from gpusim import report
+from gpusim.commands import _write_text, check_writable
+from gpusim.errors import GpusimError
+from gpusim.presets import get_preset
+
+
+def cmd_validate(args):
+    from validation import replay as v
+    spec = get_preset(args.gpu)
+    names = args.case or None
+    known = [rec["case"] for rec in v.recorded_cases()]
+    for name in names or []:
+        if name not in known:
+            raise GpusimError(f"unknown case '{name}' (recorded cases: {', '.join(known)})")
+    if not names:
+        out = check_writable(args.out, "--out")
+        check_writable(out.with_suffix(".png"), "--out")
+        check_writable(out.with_name("sim_results.json"), "--out")
+
+    def show(row):
+        report.console.print(f"{row['case']:24s} H100 {row['hw_cycles']:>12,.0f}  gpusim {row['sim_cycles']:>12,}  "
+                             f"{100 * row['cycle_err']:+7.1f}%  ({row['sim_seconds']:.1f} s)")
+
+    model = getattr(args, "model", "ptx") or "ptx"
+    rows = v.run_all(spec, names, progress=show, model=model)
+    summary = v.summarize(rows)
+    regs = [r["regs"] for r in rows if r.get("regs") and r["regs"][0] is not None]
+    if regs:
+        same = sum(int(round(h)) == int(s) for h, s in regs)
+        source = "ptxas's" if model == "sass" else "gpusim's PTX estimate"
+        report.console.print(f"registers per thread equal to ncu's: {same}/{len(regs)} cases ({source})")
+    out = Path(args.out)
+    plot = out.with_suffix(".png") if not names else None
+    if plot is not None:
+        v.scatter(rows, plot)
+    if not names:
+        v.write_report(rows, summary, spec, out, plot, model)
+        v.save_rows(rows, summary, out.with_name("sim_results.json"))
+    report.console.print(
+        f"[bold]{summary['cases']} cases: cycle MAPE {summary['cycle_mape_pct']:.1f}%, Pearson r "
+        f"{summary['cycle_pearson_r']:.3f} (log {summary['cycle_pearson_r_log']:.3f}), exact counters "
+        f"{summary['exact_counters_matching']}, latency errors "
+        + ", ".join(f"{k} {e:+.1f}%" for k, e in summary["latency_errors_pct"].items()) + "[/bold]")
+
+
+def cmd_calibrate(args):
+    from rich.table import Table
+
+    from validation.calibrate import fit
+    spec = get_preset(args.gpu)
+    if args.write:
+        check_writable(args.write, "--write")
+    new, fitted = fit(spec, log=lambda s: report.console.print(s))
+    t = Table(title=f"fitted parameters for {spec.name}", title_justify="left")
+    for c in ("parameter", "preset", "fitted", "from"):
+        t.add_column(c)
+    for k, (old, val, why) in fitted.items():
+        t.add_row(k, str(old), str(val), why)
+    report.console.print(t)
+    if args.write:
+        from validation.calibrate import to_toml
+        _write_text(Path(args.write), to_toml(spec.name, fitted))
+        report.console.print(f"wrote {args.write}: use it as --gpu {args.write}, or copy the values into "
+                             "gpusim/presets.py")
