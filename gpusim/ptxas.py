@@ -5,8 +5,9 @@ kernel's resources and times the launch with them: registers per thread (so occu
 hardware's) and, reported beside them, the bytes of spill stores and loads and the stack frame. The
 per-instruction SASS timing the issue describes is not built yet; the instructions stay the PTX's.
 
-ptxas is looked for, in order: $GPUSIM_PTXAS, the one Triton bundles (the `test`/`triton` extras
-install it: triton/backends/nvidia/bin/ptxas), the `nvidia-cuda-nvcc` wheel's, and `ptxas` on PATH.
+ptxas is looked for, in order: $GPUSIM_PTXAS, the `nvidia-cuda-nvcc` wheel's (the `sass` extra: CUDA
+13.0's, the compiler the recorded H100's driver used), the one Triton bundles (the `triton` extra:
+triton/backends/nvidia/bin/ptxas, CUDA 12.9's), and `ptxas` on PATH.
 Results are cached per PTX text, architecture and ptxas version under the gpusim cache folder.
 """
 from __future__ import annotations
@@ -43,13 +44,14 @@ def find() -> str | None:
     """The ptxas executable to use, or None."""
     cands = [os.environ.get("GPUSIM_PTXAS")]
     try:
-        import triton
-        cands.append(str(Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "ptxas"))
+        import nvidia  # the nvidia-cuda-nvcc wheel: nvidia/cu13/bin (cu12: nvidia/cuda_nvcc/bin)
+        for root in nvidia.__path__:
+            cands += [str(Path(root) / "cu13" / "bin" / "ptxas"), str(Path(root) / "cuda_nvcc" / "bin" / "ptxas")]
     except ImportError:
         pass
     try:
-        import nvidia.cuda_nvcc as nvcc  # the nvidia-cuda-nvcc wheel
-        cands.append(str(Path(list(nvcc.__path__)[0]) / "bin" / "ptxas"))
+        import triton
+        cands.append(str(Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "ptxas"))
     except ImportError:
         pass
     cands.append(shutil.which("ptxas"))
