@@ -121,8 +121,9 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        from gpusim import commands, compare_cmd, validate_cmd
-        where = {"compare": compare_cmd, "validate": validate_cmd, "calibrate": validate_cmd}.get(args.cmd, commands)
+        from gpusim import commands, compare_cmd, dropin_cmd, validate_cmd
+        where = {"compare": compare_cmd, "validate": validate_cmd, "calibrate": validate_cmd, "python": dropin_cmd,
+                 "dropin-path": dropin_cmd}.get(args.cmd, commands)
         return getattr(where, f"cmd_{args.cmd.replace('-', '_')}")(args) or 0
     except GpusimError as e:
         print(_printable(f"gpusim: error: {e}"), file=sys.stderr)

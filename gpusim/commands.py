@@ -12,6 +12,7 @@ from gpusim.errors import GpusimError, LaunchError
 from gpusim.launch import DEFAULT_BUDGET, launch
 from gpusim.presets import PRESETS, get_preset
 from gpusim.sm.sanitize_report import parse_checks
+from gpusim.textfmt import qualified_name
 
 
 def cmd_list(args):
@@ -159,7 +160,7 @@ def cmd_run(args):
     results, ok, found = _run_target(args, events=bool(trace) or html_events)
     if trace:
         from gpusim.viz import trace as chrome_trace
-        chrome_trace.write(results, trace, short_name)
+        chrome_trace.write(results, trace, qualified_name)
         report.console.print(f"trace: {trace} (open it in ui.perfetto.dev)")
     return 0 if ok is not False and not found else 1
 
@@ -171,7 +172,7 @@ def cmd_animate(args):
     if args.launch >= len(results):
         raise GpusimError(f"--launch {args.launch}: the program made {len(results)} launch(es)")
     from gpusim.viz import animate
-    animate.write(results[args.launch], args.html, short_name(results[args.launch].kernel))
+    animate.write(results[args.launch], args.html, qualified_name(results[args.launch].kernel))
     report.console.print(f"animation: {args.html}")
     return 0 if ok is not False and not found else 1
 
@@ -398,58 +399,3 @@ def _export(r):
     return {"kernel": r.kernel, "grid": r.grid, "block": r.block, "gpu": r.gpu, "mode": r.mode,
             "cycles": r.cycles, "metrics": r.metrics, "lines": report_lines.per_line_counters(r),
             "source_lines": report_lines.per_source_counters(r)}
-
-
-def cmd_python(args):
-    """Run a script as `python script.py args` would, with numba.cuda launches on gpusim."""
-    import os
-    import runpy
-
-    import gpusim.dropin as dropin
-    if not os.path.isfile(args.script):
-        raise GpusimError(f"{args.script}: no such script")
-    gpu = get_preset(args.gpu) if args.gpu else None
-    dropin.enable(gpu=gpu, mode=args.mode)
-    env = dropin.child_env()        # Python processes the script starts run on gpusim too
-    if args.gpu:
-        env["GPUSIM_GPU"] = args.gpu
-    os.environ.update(env)
-    sys.argv = [args.script] + list(args.script_args)
-    sys.path.insert(0, os.path.dirname(os.path.abspath(args.script)))
-    code = 0
-    with dropin.recording() as runs:
-        try:
-            runpy.run_path(args.script, run_name="__main__")
-        except SystemExit as e:
-            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-    if not args.quiet and runs:
-        print(f"gpusim: {len(runs)} kernel launch(es) on {runs[0].gpu} ({runs[0].mode} mode)", file=sys.stderr)
-        for r in runs[:20]:
-            cyc = f"{r.cycles:>12,} cycles" if r.mode == "timing" else ""
-            print(f"  {short_name(r.kernel)[:40]:40s} grid {r.grid} block {r.block} "
-                  f"{r.warp_instructions:>12,} warp-inst {cyc}", file=sys.stderr)
-        if len(runs) > 20:
-            print(f"  ... and {len(runs) - 20} more", file=sys.stderr)
-    return code
-
-
-def cmd_dropin_path(args):
-    """The folder whose sitecustomize.py turns the drop-in on where GPUSIM_DROPIN=1."""
-    import gpusim.dropin as dropin
-    print(dropin.site_dir())
-    return 0
-
-
-def short_name(mangled: str) -> str:
-    """`_ZN8__main__6kernelB2v1...` -> `__main__.kernel` (numba's Itanium-mangled kernel names)."""
-    if not mangled.startswith("_ZN"):
-        return mangled
-    i, parts = 3, []
-    while i < len(mangled) and mangled[i].isdigit():
-        j = i
-        while j < len(mangled) and mangled[j].isdigit():
-            j += 1
-        n = int(mangled[i:j])
-        parts.append(mangled[j:j + n])
-        i = j + n
-    return ".".join(parts) or mangled

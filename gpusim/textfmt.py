@@ -23,3 +23,18 @@ def short_name(name: str) -> str:
         last = name[end:end + n]
         pos = end + n
     return last
+
+
+def qualified_name(mangled: str) -> str:
+    """`_ZN8__main__6kernelB2v1...` -> `__main__.kernel` (numba's Itanium-mangled kernel names)."""
+    if not mangled.startswith("_ZN"):
+        return mangled
+    i, parts = 3, []
+    while i < len(mangled) and mangled[i].isdigit():
+        j = i
+        while j < len(mangled) and mangled[j].isdigit():
+            j += 1
+        n = int(mangled[i:j])
+        parts.append(mangled[j:j + n])
+        i = j + n
+    return ".".join(parts) or mangled

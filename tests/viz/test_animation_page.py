@@ -6,24 +6,12 @@ import re
 import zlib
 
 import numpy as np
-import pytest
 from chrome_trace_format import problems
+from recorded_run import run  # noqa: F401  (the fixture)
 
-import gpusim
 from gpusim.cli import main
-from gpusim.presets import TINY
 from gpusim.timing.events import ISSUED
 from gpusim.viz import animate
-from programs import reduce_shared
-
-
-@pytest.fixture(scope="module")
-def run():
-    inp = reduce_shared.inputs(1 << 14)
-    out = []
-    reduce_shared.run(lambda k, g, b, *a: out.append(gpusim.launch(k, g, b, *a, gpu=TINY, events=True)) or out[-1],
-                      inp)
-    return out[0]
 
 
 def _array(blob):

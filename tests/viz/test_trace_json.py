@@ -5,20 +5,11 @@ import json
 import numpy as np
 import pytest
 from chrome_trace_format import problems
+from recorded_run import run  # noqa: F401  (the fixture)
 
 import gpusim
 from gpusim.presets import TINY
 from gpusim.viz import trace
-from programs import reduce_shared
-
-
-@pytest.fixture(scope="module")
-def run():
-    inp = reduce_shared.inputs(1 << 14)
-    out = []
-    reduce_shared.run(lambda k, g, b, *a: out.append(gpusim.launch(k, g, b, *a, gpu=TINY, events=True)) or out[-1],
-                      inp)
-    return out[0]
 
 
 def test_trace_conforms_to_the_trace_event_format(run, tmp_path):
