@@ -77,13 +77,8 @@ def resources(text: str, arch: str) -> dict[str, KernelResources]:
     path = cache_root() / "ptxas" / f"{key}.json"
     if path.exists():
         return {k: KernelResources(**v) for k, v in json.loads(path.read_text()).items()}
-    p = _compile(exe, text, arch)
-    newest = re.search(r"Unsupported \.version \S+; current version is '([\d.]+)'", p.stdout + p.stderr)
-    if p.returncode != 0 and newest:
-        # a PTX ISA newer than this ptxas (e.g. CUDA 13's 9.0 against Triton's 12.9 ptxas): the kernels
-        # gpusim runs use nothing past the older ISA, so it is compiled as that version
-        p = _compile(exe, re.sub(r"^\s*\.version\s+\S+", f".version {newest.group(1)}", text, count=1,
-                                 flags=re.M), arch)
+    with tempfile.TemporaryDirectory(prefix="gpusim-ptxas-") as tmp:
+        p = compile_to(exe, text, arch, Path(tmp) / "k.cubin", ["-v"])
     if p.returncode != 0:
         msg = (p.stderr or p.stdout).strip().splitlines()
         raise LaunchError(f"ptxas could not compile the kernel for {arch} (model='sass'): "
@@ -94,12 +89,23 @@ def resources(text: str, arch: str) -> dict[str, KernelResources]:
     return out
 
 
-def _compile(exe: str, text: str, arch: str):
-    with tempfile.TemporaryDirectory(prefix="gpusim-ptxas-") as tmp:
-        src = Path(tmp) / "k.ptx"
-        src.write_text(text)
-        return subprocess.run([exe, f"-arch={arch}", "-v", "-c", str(src), "-o", str(Path(tmp) / "k.cubin")],
-                              capture_output=True, text=True, timeout=300)
+def compile_to(exe: str, text: str, arch: str, cubin: Path, flags: list):
+    """Run ptxas on `text` for `arch` into `cubin` (the CompletedProcess). A PTX ISA newer than this
+    ptxas (e.g. CUDA 13's 9.0 against Triton's 12.9 ptxas) is compiled as the newest it knows: the
+    kernels gpusim runs use nothing past the older ISA."""
+    p = _compile(exe, text, arch, cubin, flags)
+    newest = re.search(r"Unsupported \.version \S+; current version is '([\d.]+)'", p.stdout + p.stderr)
+    if p.returncode != 0 and newest:
+        p = _compile(exe, re.sub(r"^\s*\.version\s+\S+", f".version {newest.group(1)}", text, count=1,
+                                 flags=re.M), arch, cubin, flags)
+    return p
+
+
+def _compile(exe: str, text: str, arch: str, cubin: Path, flags: list):
+    src = cubin.with_suffix(".ptx")
+    src.write_text(text)
+    return subprocess.run([exe, f"-arch={arch}", *flags, "-c", str(src), "-o", str(cubin)],
+                          capture_output=True, text=True, timeout=300)
 
 
 def parse(info: str) -> dict[str, KernelResources]:

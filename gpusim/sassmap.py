@@ -1,0 +1,264 @@
+"""The PTX-to-SASS map of the SASS model: what ptxas makes of each PTX instruction, no GPU needed.
+
+gpusim executes PTX (its control flow and values are the PTX's); the SM issues SASS. To know, per PTX
+instruction, how many SASS instructions the warp really issues, the launched PTX is compiled again with
+ptxas, with every instruction line tagged by a `.loc` naming its own PTX line (`.file 1 "ptx"`, the
+original `.loc`s removed; line numbers are unchanged), and `-lineinfo`. `nvdisasm -g` then prints, for
+every SASS instruction, the PTX line it came from. So the mapping is explicit and per line:
+
+  * a PTX line that ptxas expanded (64-bit integer work, division, address arithmetic) has several SASS
+    instructions; one it folded (a `mov`, a `cvt` that is a no-op, an offset folded into an address,
+    two loads merged into LDS.64/LDS.128) has none;
+  * ptxas may duplicate a PTX line into several SASS basic blocks (an unrolled loop and its remainder,
+    tail duplication): the line's weight is the mean over its copies, each copy's count divided by that
+    block's unroll factor (the commonest count, in the block, of its floating-point and memory lines,
+    which ptxas never expands);
+  * SASS with no line (the prologue, BSSY/BSYNC reconvergence, the trailing self-branch and NOP padding)
+    goes to the nearest line before it in its block, else after it; the dead self-branch after the last
+    EXIT and NOPs are dropped.
+
+Where it cannot map: a module ptxas refuses with the tags, a line no SASS names (weight 0) whose PTX is
+executed only on a path ptxas removed, loop-invariant work ptxas hoisted out of a loop (counted as if
+still inside), and per-path splits within one line (counted as the mean). The map then is what the line
+numbers say, not the dynamic SASS path; `spill_lines` lists the PTX lines whose SASS touches local
+memory ptxas added (LDL/STL with no ld.local/st.local in the PTX line).
+
+`weights(text, arch)` -> SassMap, cached per PTX text, architecture and tool versions.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gpusim import ptxas
+from gpusim.errors import LaunchError
+from gpusim.jitcache import cache_root
+
+FILE_INDEX = 1
+_LINE = re.compile(r'//## File "ptx", line (\d+)')
+_INS = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
+_LABEL = re.compile(r"^(\.L_x_\d+):")
+_SELF_BRANCH = re.compile(r"^BRA\s+`\((\.L_x_\d+)\)")
+_ENDS_BLOCK = ("BRA", "EXIT", "RET", "BRX", "JMP", "JMX", "CALL", "BREAK", "WARPSYNC")
+# PTX loads, stores, atomics and FP32 arithmetic, and the one SASS instruction each becomes (beside any
+# sign extension or address work): how many of these a block holds per line tells its unroll factor
+_ONE_TO_ONE = re.compile(r"^\s*(@!?%\w+\s+)?(ld|st|fma|add\.f32|mul\.f32|add\.rn\.f32|mul\.rn\.f32|atom|red)\b")
+_PRIMARY = {"LDG", "LDS", "LD", "STG", "STS", "ST", "LDL", "STL", "ATOM", "ATOMG", "ATOMS", "RED", "REDG",
+            "FFMA", "FADD", "FMUL", "LDC"}
+
+
+@dataclass
+class SassMap:
+    """Per PTX line of one module: SASS instructions per execution, and what they are."""
+    weight: dict = field(default_factory=dict)        # PTX line -> SASS instructions issued per execution
+    opcodes: dict = field(default_factory=dict)       # PTX line -> {SASS opcode: count, all copies}
+    spill_lines: dict = field(default_factory=dict)   # PTX line -> (spill loads, spill stores) per execution
+    total: int = 0                                    # SASS instructions kept
+    unmapped: int = 0                                 # of which had no line before or after them
+    tools: str = ""
+
+    def to_json(self) -> dict:
+        return {"weight": {str(k): v for k, v in self.weight.items()},
+                "opcodes": {str(k): v for k, v in self.opcodes.items()},
+                "spill_lines": {str(k): list(v) for k, v in self.spill_lines.items()},
+                "total": self.total, "unmapped": self.unmapped, "tools": self.tools}
+
+    @classmethod
+    def from_json(cls, d: dict) -> "SassMap":
+        return cls({int(k): v for k, v in d["weight"].items()}, {int(k): v for k, v in d["opcodes"].items()},
+                   {int(k): tuple(v) for k, v in d["spill_lines"].items()}, d["total"], d["unmapped"], d["tools"])
+
+
+def find_nvdisasm() -> str | None:
+    """The nvdisasm executable: $GPUSIM_NVDISASM, the nvidia-cuda-nvdisasm wheel's (the `sass` extra),
+    the one beside the ptxas in use (Triton bundles both), or PATH."""
+    cands = [os.environ.get("GPUSIM_NVDISASM")]
+    try:
+        import nvidia
+        for root in nvidia.__path__:
+            cands += [str(Path(root) / "cu13" / "bin" / "nvdisasm"), str(Path(root) / "cuda_nvdisasm" / "bin" / "nvdisasm")]
+    except ImportError:
+        pass
+    exe = ptxas.find()
+    if exe:
+        cands.append(str(Path(exe).parent / "nvdisasm"))
+    try:
+        import triton
+        cands.append(str(Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "nvdisasm"))
+    except ImportError:
+        pass
+    cands.append(shutil.which("nvdisasm"))
+    return next((c for c in cands if c and os.path.isfile(c) and os.access(c, os.X_OK)), None)
+
+
+def tag_lines(text: str) -> str:
+    """The PTX with each instruction line tagged `.loc 1 <its line> 0` and its own .file/.loc removed;
+    every line keeps its number."""
+    out, filed = [], False
+    for i, line in enumerate(text.splitlines(), 1):
+        s = line.strip()
+        if s.startswith(".file") or s.startswith(".loc"):
+            out.append("")
+            continue
+        if not filed and (s.startswith(".address_size") or (s.startswith(".target") and ".address_size" not in text)):
+            out.append(f'{line} .file {FILE_INDEX} "ptx"')
+            filed = True
+            continue
+        if s and (s[0].isalpha() or s[0] == "@") and ";" in s and not s.endswith(":"):
+            out.append(f".loc {FILE_INDEX} {i} 0 {line}")
+        else:
+            out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def weights(text: str, arch: str) -> SassMap:
+    """The SASS map of a PTX module compiled for `arch` (cached)."""
+    exe, dis = ptxas.find(), find_nvdisasm()
+    if exe is None or dis is None:
+        raise LaunchError("model='sass' needs ptxas and nvdisasm: install gpusim[sass] (or gpusim[triton], which "
+                          "bundles both), or set GPUSIM_PTXAS/GPUSIM_NVDISASM; model='ptx' needs nothing")
+    tools = f"{ptxas._version(exe)} | {_tool_version(dis)}"
+    key = hashlib.sha256(f"map3\0{tools}\0{arch}\0{text}".encode()).hexdigest()[:24]
+    path = cache_root() / "ptxas" / f"{key}.map.json"
+    if path.exists():
+        return SassMap.from_json(json.loads(path.read_text()))
+    listing = disassemble(exe, dis, tag_lines(text), arch)
+    m = build(parse_listing(listing), text)
+    m.tools = tools
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(m.to_json()))
+    return m
+
+
+def disassemble(exe: str, dis: str, tagged: str, arch: str) -> str:
+    with tempfile.TemporaryDirectory(prefix="gpusim-sass-") as tmp:
+        cubin = Path(tmp) / "k.cubin"
+        p = ptxas.compile_to(exe, tagged, arch, cubin, ["-lineinfo"])
+        if p.returncode != 0:
+            msg = (p.stderr or p.stdout).strip().splitlines()
+            raise LaunchError(f"ptxas could not compile the line-tagged kernel for {arch} (model='sass'): "
+                              f"{msg[-1] if msg else p.returncode}")
+        q = subprocess.run([dis, "-g", "-c", str(cubin)], capture_output=True, text=True, timeout=300)
+        if q.returncode != 0:
+            raise LaunchError(f"nvdisasm failed on the kernel (model='sass'): {q.stderr.strip()[-200:]}")
+        return q.stdout
+
+
+def parse_listing(listing: str) -> list[list[tuple[str, int | None]]]:
+    """SASS basic blocks, each a list of (instruction text, PTX line or None), per `nvdisasm -g -c`."""
+    blocks, cur, line, labels_at = [], [], None, []
+    for raw in listing.splitlines():
+        s = raw.strip()
+        if s.startswith(".text.") or s.startswith(".section"):
+            line = None          # a new function: its lines start afresh
+        m = _LINE.search(s)
+        if m:
+            line = int(m.group(1))
+            continue
+        lab = _LABEL.match(s)
+        if lab:
+            if cur:
+                blocks.append(cur)
+            cur, labels_at = [], [lab.group(1)]
+            continue
+        ins = _INS.search(s)
+        if not ins:
+            continue
+        text = ins.group(2)
+        op = _opcode(text)
+        if op == "NOP":
+            continue
+        sb = _SELF_BRANCH.match(text)
+        if sb and not cur and sb.group(1) in labels_at:
+            continue             # the dead `BRA self` after the last EXIT
+        cur.append((text, line))
+        if op in _ENDS_BLOCK:
+            blocks.append(cur)
+            cur, labels_at = [], []
+    if cur:
+        blocks.append(cur)
+    return blocks
+
+
+def _opcode(text: str) -> str:
+    """The SASS mnemonic without guard or modifiers: '@!P0 IMAD.WIDE.U32 R2, ...' -> 'IMAD'."""
+    t = text.split()
+    if t and t[0].startswith("@"):
+        t = t[1:]
+    return t[0].split(".")[0] if t else ""
+
+
+def build(blocks: list, text: str) -> SassMap:
+    """Per-line weights from the SASS blocks (see the module's docstring)."""
+    ptx = text.splitlines()
+    one_to_one = {i + 1 for i, s in enumerate(ptx) if _ONE_TO_ONE.match(s)}
+    local_lines = {i + 1 for i, s in enumerate(ptx) if re.search(r"\b(ld|st)\.local\b", s)}
+    m = SassMap()
+    per_line_copies: dict = defaultdict(list)      # line -> [count / unroll, per block]
+    spills: dict = defaultdict(lambda: [0.0, 0.0])
+    opcodes: dict = defaultdict(Counter)
+    for blk in blocks:
+        lines = _fill_lines([ln for _, ln in blk])
+        m.unmapped += sum(1 for ln in lines if ln is None)
+        counts = Counter(ln for ln in lines if ln is not None)
+        m.total += len(blk)
+        primary = Counter(ln for (ins, _), ln in zip(blk, lines) if ln in one_to_one and _opcode(ins) in _PRIMARY)
+        steady = Counter(primary.values())
+        unroll = max(1, steady.most_common(1)[0][0]) if steady else 1
+        for ln, c in counts.items():
+            per_line_copies[ln].append(c / unroll)
+        for (ins, _), ln in zip(blk, lines):
+            if ln is None:
+                continue
+            op = _opcode(ins)
+            opcodes[ln][op] += 1
+            if op in ("LDL", "STL") and ln not in local_lines:
+                spills[ln][0 if op == "LDL" else 1] += 1.0 / unroll
+    for ln, copies in per_line_copies.items():
+        m.weight[ln] = sum(copies) / len(copies)
+        if ln in spills:
+            m.spill_lines[ln] = (spills[ln][0] / len(copies), spills[ln][1] / len(copies))
+    m.opcodes = {ln: dict(c) for ln, c in opcodes.items()}
+    return m
+
+
+def _fill_lines(lines: list) -> list:
+    """Unlined SASS takes the line before it in its block, else the one after it."""
+    out, last = list(lines), None
+    for i, ln in enumerate(out):
+        if ln is None:
+            out[i] = last
+        else:
+            last = ln
+    nxt = None
+    for i in range(len(out) - 1, -1, -1):
+        if out[i] is None:
+            out[i] = nxt
+        else:
+            nxt = out[i]
+    return out
+
+
+def _tool_version(exe: str) -> str:
+    try:
+        return subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=30).stdout.strip()[-60:]
+    except (OSError, subprocess.SubprocessError):
+        return exe
+
+
+def pc_weights(m: SassMap, lines) -> "np.ndarray":
+    """Per pc of a decoded program (`lines[pc]`: its PTX line): the SASS instructions it issues per
+    execution. A line gpusim decodes into several pcs shares its weight among them; a line the map does
+    not name (no SASS came from it) weighs 0."""
+    import numpy as np
+    lines = np.asarray(lines, np.int64)
+    per_line = Counter(int(x) for x in lines)
+    return np.array([m.weight.get(int(ln), 0.0) / per_line[int(ln)] for ln in lines], np.float64)
