@@ -6,13 +6,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from gpusim import devrt, jitcache, ptxas
+from gpusim import devrt, jitcache, ptxas, sassmap
+from gpusim.isa import opcodes as oc
 from gpusim.errors import LaunchBoundsError, LaunchError
 from gpusim.kernels import PTXKernel, numba_kernel
 from gpusim.memory.device import DeviceMemory
 from gpusim.params import check_against_signature, flatten_args, numba_type, pack_params
 from gpusim.presets import GPUSpec, arch_of, get_preset
 from gpusim.sm.executor import run_grid, run_grid_together
+from gpusim.sm.pipelines import SLOT
 from gpusim.sm.results import functional_metrics
 from gpusim.sm.sanitize_report import collect, kernel_fault, parse_checks
 from gpusim.sm.state import make_mach, make_prog
@@ -205,7 +207,7 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
     if shared_mem < 0 or d.shared_static + shared_mem > smem_limit:
         raise LaunchError(f"a block needs {d.shared_static} bytes of static and {shared_mem} of dynamic shared "
                           f"memory; {spec.name} has {smem_limit} per block at most")
-    sass = None
+    sass, smap, slots = None, None, None
     if model == "sass" and mode == "timing":
         # ptxas's resources for this kernel (gpusim/ptxas.py): its register count sets occupancy
         sass = ptxas.resources(k.module.text, ptxas.arch_for(arch_of(spec), k.module.text)).get(k.name)
@@ -213,6 +215,9 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
             raise LaunchError(f"ptxas reported no entry function '{k.name}' (model='sass')")
         if regs_per_thread is None:
             regs_per_thread = sass.registers
+        # what ptxas made of each PTX instruction (gpusim/sassmap.py): the SASS instructions it issues as
+        smap = sassmap.weights(k.module.text, ptxas.arch_for(arch_of(spec), k.module.text))
+        slots = np.rint(sassmap.pc_weights(smap, d.ins[:, oc.F_LINE]) * SLOT).astype(np.int64)  # (pc, 3)
     if mode == "timing" and regs_per_thread is None and d.regs_per_thread > spec.sm.max_regs_per_thread:
         # ptxas never allocates more than the maximum: it spills the rest to local memory. The
         # estimate is capped the same way (the spill traffic itself is not modelled).
@@ -224,7 +229,7 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
     pmem = pack_params(k, values)
     try:
         res = _run(k, d, mem, pmem, g, b, spec, mode, shared_mem, max_instructions, regs_per_thread, progress,
-                   copies, stack_size, cooperative, checks, cluster, _events_interval(events))
+                   copies, stack_size, cooperative, checks, cluster, _events_interval(events), slots)
     except MemoryError:
         raise LaunchError(f"this machine has not the memory to simulate this launch on {spec.name} "
                           f"(device memory {mem.size} B, local memory {d.local_size} B per thread)") from None
@@ -233,6 +238,8 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
         res.timing["model"] = model if sass is not None else "ptx"
         if sass is not None:
             res.timing["ptxas"] = sass          # registers, spill bytes, stack (the SASS model)
+            res.timing["sass_map"] = {"sass_instructions": smap.total, "unmapped": smap.unmapped,
+                                      "spill_lines": dict(smap.spill_lines), "tools": smap.tools}
     return res
 
 
@@ -318,7 +325,7 @@ def _events_interval(events) -> int:
 
 
 def _run(k, d, mem, pmem, g, b, spec, mode, shared_mem, max_instructions, regs_per_thread, progress, copies,
-         stack_size, cooperative, checks, cluster, events=0):
+         stack_size, cooperative, checks, cluster, events=0, slots=None):
     import time
     mem.build()
     cold = not jitcache.is_warm(mode)
@@ -330,7 +337,7 @@ def _run(k, d, mem, pmem, g, b, spec, mode, shared_mem, max_instructions, regs_p
         from gpusim.timing.engine import run_timing
         run = run_timing(d, mem, pmem, g, b, spec, shared_mem, max_instructions, regs_per_thread=regs_per_thread,
                          progress=progress, stack_size=stack_size, checks=checks, cluster=cluster,
-                         events=events)
+                         events=events, slots=slots)
         res = LaunchResult(kernel=d.name, grid=g, block=b, mode="timing", gpu=spec.name, decoded=d,
                            metrics=run.metrics, cycles=run.cycles, per_pc=run.per_pc,
                            timing={"occupancy": run.occupancy, "clock_mhz": spec.clock_mhz},

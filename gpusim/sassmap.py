@@ -47,6 +47,14 @@ _LINE = re.compile(r'//## File "ptx", line (\d+)')
 _INS = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
 _LABEL = re.compile(r"^(\.L_x_\d+):")
 _SELF_BRANCH = re.compile(r"^BRA\s+`\((\.L_x_\d+)\)")
+# Hopper's sub-partition pipes (as ncu names them): the ALU pipe (16 lanes: a warp instruction every 2
+# cycles) and the FMA pipe (FP32 on two datapaths, one per cycle; integer multiply-add only on the heavy
+# one, every 2 cycles): in FMA-pipe cycles per instruction
+_ALU = {"IADD3", "LOP3", "SHF", "ISETP", "SEL", "LEA", "FSETP", "FSEL", "FMNMX", "IMNMX", "PLOP3", "P2R", "R2P",
+        "MOV", "IABS", "BMSK", "SGXT", "PRMT", "VIADD", "VIMNMX", "ICMP", "CSET", "CSETP", "FLO", "LOP", "SHL", "SHR",
+        "IADD", "ISCADD", "SHFL_ALU"}
+_FMA = {"FFMA": 1, "FADD": 1, "FMUL": 1, "FSWZADD": 1, "HFMA2": 1, "HADD2": 1, "HMUL2": 1, "IMAD": 2, "IMUL": 2,
+        "IDP": 2, "IMADSP": 2}
 _ENDS_BLOCK = ("BRA", "EXIT", "RET", "BRX", "JMP", "JMX", "CALL", "BREAK", "WARPSYNC")
 # PTX loads, stores, atomics and FP32 arithmetic, and the one SASS instruction each becomes (beside any
 # sign extension or address work): how many of these a block holds per line tells its unroll factor
@@ -60,6 +68,7 @@ class SassMap:
     """Per PTX line of one module: SASS instructions per execution, and what they are."""
     weight: dict = field(default_factory=dict)        # PTX line -> SASS instructions issued per execution
     opcodes: dict = field(default_factory=dict)       # PTX line -> {SASS opcode: count, all copies}
+    pipes: dict = field(default_factory=dict)         # PTX line -> (ALU instructions, FMA-pipe cycles) per execution
     spill_lines: dict = field(default_factory=dict)   # PTX line -> (spill loads, spill stores) per execution
     total: int = 0                                    # SASS instructions kept
     unmapped: int = 0                                 # of which had no line before or after them
@@ -69,12 +78,14 @@ class SassMap:
         return {"weight": {str(k): v for k, v in self.weight.items()},
                 "opcodes": {str(k): v for k, v in self.opcodes.items()},
                 "spill_lines": {str(k): list(v) for k, v in self.spill_lines.items()},
+                "pipes": {str(k): list(v) for k, v in self.pipes.items()},
                 "total": self.total, "unmapped": self.unmapped, "tools": self.tools}
 
     @classmethod
     def from_json(cls, d: dict) -> "SassMap":
         return cls({int(k): v for k, v in d["weight"].items()}, {int(k): v for k, v in d["opcodes"].items()},
-                   {int(k): tuple(v) for k, v in d["spill_lines"].items()}, d["total"], d["unmapped"], d["tools"])
+                   {int(k): tuple(v) for k, v in d["pipes"].items()}, {int(k): tuple(v) for k, v in d["spill_lines"].items()},
+                   d["total"], d["unmapped"], d["tools"])
 
 
 def find_nvdisasm() -> str | None:
@@ -105,7 +116,7 @@ def tag_lines(text: str) -> str:
     out, filed = [], False
     for i, line in enumerate(text.splitlines(), 1):
         s = line.strip()
-        if s.startswith(".file") or s.startswith(".loc"):
+        if re.match(r"\.(file|loc)\s", s):     # not .local
             out.append("")
             continue
         if not filed and (s.startswith(".address_size") or (s.startswith(".target") and ".address_size" not in text)):
@@ -126,7 +137,7 @@ def weights(text: str, arch: str) -> SassMap:
         raise LaunchError("model='sass' needs ptxas and nvdisasm: install gpusim[sass] (or gpusim[triton], which "
                           "bundles both), or set GPUSIM_PTXAS/GPUSIM_NVDISASM; model='ptx' needs nothing")
     tools = f"{ptxas._version(exe)} | {_tool_version(dis)}"
-    key = hashlib.sha256(f"map3\0{tools}\0{arch}\0{text}".encode()).hexdigest()[:24]
+    key = hashlib.sha256(f"map4\0{tools}\0{arch}\0{text}".encode()).hexdigest()[:24]
     path = cache_root() / "ptxas" / f"{key}.map.json"
     if path.exists():
         return SassMap.from_json(json.loads(path.read_text()))
@@ -204,6 +215,7 @@ def build(blocks: list, text: str) -> SassMap:
     m = SassMap()
     per_line_copies: dict = defaultdict(list)      # line -> [count / unroll, per block]
     spills: dict = defaultdict(lambda: [0.0, 0.0])
+    pipe_use: dict = defaultdict(lambda: [0.0, 0.0])
     opcodes: dict = defaultdict(Counter)
     for blk in blocks:
         lines = _fill_lines([ln for _, ln in blk])
@@ -220,10 +232,15 @@ def build(blocks: list, text: str) -> SassMap:
                 continue
             op = _opcode(ins)
             opcodes[ln][op] += 1
+            if op in _ALU:
+                pipe_use[ln][0] += 1.0 / unroll
+            elif op in _FMA:
+                pipe_use[ln][1] += _FMA[op] / unroll
             if op in ("LDL", "STL") and ln not in local_lines:
                 spills[ln][0 if op == "LDL" else 1] += 1.0 / unroll
     for ln, copies in per_line_copies.items():
         m.weight[ln] = sum(copies) / len(copies)
+        m.pipes[ln] = (pipe_use[ln][0] / len(copies), pipe_use[ln][1] / len(copies))
         if ln in spills:
             m.spill_lines[ln] = (spills[ln][0] / len(copies), spills[ln][1] / len(copies))
     m.opcodes = {ln: dict(c) for ln, c in opcodes.items()}
@@ -256,9 +273,12 @@ def _tool_version(exe: str) -> str:
 
 def pc_weights(m: SassMap, lines) -> "np.ndarray":
     """Per pc of a decoded program (`lines[pc]`: its PTX line): the SASS instructions it issues per
-    execution. A line gpusim decodes into several pcs shares its weight among them; a line the map does
-    not name (no SASS came from it) weighs 0."""
+    execution, its ALU-pipe instructions and its FMA-pipe cycles (an array of shape (n, 3)). A line gpusim
+    decodes into several pcs shares its weights among them; a line the map does not name (no SASS came
+    from it) weighs 0."""
     import numpy as np
     lines = np.asarray(lines, np.int64)
     per_line = Counter(int(x) for x in lines)
-    return np.array([m.weight.get(int(ln), 0.0) / per_line[int(ln)] for ln in lines], np.float64)
+    return np.array([(m.weight.get(int(ln), 0.0) / per_line[int(ln)],
+                      m.pipes.get(int(ln), (0.0, 0.0))[0] / per_line[int(ln)],
+                      m.pipes.get(int(ln), (0.0, 0.0))[1] / per_line[int(ln)]) for ln in lines], np.float64).reshape(-1, 3)

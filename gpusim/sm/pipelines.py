@@ -118,7 +118,9 @@ class PipelineSpec:
 
 
 Pipes = namedtuple("Pipes", "latency interval divergence_delay free_at tensor_lat tensor_ii tensor_family "
-                             "tensor_hold tensor_block counters")
+                             "tensor_hold tensor_block counters slots debt alu fma")
+SLOT = 16           # `slots` is fixed point: SLOT = one SASS issue slot
+SLOTS_ISSUED = 2 * 3    # counters[SLOTS_ISSUED]: SASS issue slots taken (x SLOT), after the tensor families
 TENSOR_FAMILIES = ("hmma", "imma", "dmma")      # counters: busy cycles per family, then instructions per family
 
 
@@ -137,19 +139,52 @@ def _tensor_tables(spec, d, subpartitions):
 
 
 def make_state(spec: PipelineSpec, n_subpartitions: int, lsu_latency: int, atomic_latency: int, d=None,
-               subpartitions_per_sm: int = 4) -> Pipes:
+               subpartitions_per_sm: int = 4, slots=None) -> Pipes:
+    """slots: per pc, the SASS instructions, ALU-pipe instructions and FMA-pipe cycles (x SLOT, shape (n, 3))
+    of the PTX instruction (the SASS model, gpusim/sassmap.py); None: one instruction on its class's pipe
+    each (the PTX model)."""
     t = spec.class_timing(lsu_latency, atomic_latency)
     lat, ii, fam, hold, block = _tensor_tables(spec, d, subpartitions_per_sm)
+    n = d.n if d is not None else 1
+    if slots is None:
+        sl, alu, fma = np.full(n, SLOT, np.int64), np.full(n, -1, np.int64), np.full(n, -1, np.int64)
+    else:
+        sl, alu, fma = (np.ascontiguousarray(np.asarray(slots, np.int64)[:, i]) for i in range(3))
+    if slots is not None:
+        # the SASS map carries the expansion of 64-bit integer work: its pipe slots are INT slots
+        t[oc.CLASSES.index("int64"), 1] = t[oc.CLASSES.index("int"), 1]
     return Pipes(t[:, 0].copy(), t[:, 1].copy(), np.int64(spec.divergence_cycles),
                  np.zeros((n_subpartitions, len(oc.CLASSES)), np.int64), lat, ii, fam, hold, block,
-                 np.zeros(2 * len(TENSOR_FAMILIES), np.int64))
+                 np.zeros(2 * len(TENSOR_FAMILIES) + 1, np.int64), sl, np.zeros(n_subpartitions, np.int64), alu, fma)
 
 
 def counters(p: Pipes) -> dict:
     m = {}
     for f, name in enumerate(TENSOR_FAMILIES):
         m[f"sm__pipe_tensor_op_{name}_cycles_active.sum"] = int(p.counters[f])
+    m["gpusim__issue_slots.sum"] = int(p.counters[SLOTS_ISSUED]) // SLOT
     return m
+
+
+@njit(inline="always")
+def take_slots(p, sp, pc):
+    """The instruction at pc issued on sub-partition sp takes its SASS issue slots: >0 the scheduler's
+    extra busy cycles, -1 it may issue once more this cycle (the instructions before it had fewer SASS
+    instructions than PTX), 0 neither. Fractions carry over in `debt`."""
+    w = p.slots[pc]
+    p.counters[SLOTS_ISSUED] += w
+    if w == SLOT:
+        return 0
+    d = p.debt[sp] + w - SLOT
+    if d >= SLOT:
+        extra = d // SLOT
+        p.debt[sp] = d - extra * SLOT
+        return extra
+    if d <= -SLOT:
+        p.debt[sp] = d + SLOT
+        return -1
+    p.debt[sp] = d
+    return 0
 
 
 @njit(inline="always")
@@ -159,8 +194,22 @@ def pipe_of(cls):
 
 
 @njit(inline="always")
-def accepts_at(p, sp, cls):
-    """The cycle sub-partition sp's pipeline for class `cls` takes its next instruction."""
+def sass_pipes(p, cls, pc):
+    """The SASS model, for integer and FP32 work: the pipes come from the instruction's SASS (ALU, FMA)."""
+    return p.alu[pc] >= 0 and (p.alu[pc] > 0 or p.fma[pc] > 0) and (
+        cls == oc.C_INT or cls == oc.C_INT64 or cls == oc.C_FP32)
+
+
+@njit(inline="always")
+def accepts_at(p, sp, cls, pc):
+    """The cycle sub-partition sp's pipeline for the instruction at pc, of class `cls`, takes it."""
+    if sass_pipes(p, cls, pc):
+        t = np.int64(0)
+        if p.alu[pc] > 0:
+            t = p.free_at[sp, oc.C_INT]
+        if p.fma[pc] > 0 and p.free_at[sp, oc.C_FP32] > t:
+            t = p.free_at[sp, oc.C_FP32]
+        return t
     return p.free_at[sp, pipe_of(cls)]
 
 
@@ -190,5 +239,20 @@ def occupy(p, sp, cls, pc, now):
         p.counters[f] += ii
         p.counters[3 + f] += 1
         return p.tensor_lat[pc]
-    p.free_at[sp, pipe_of(cls)] = now + p.interval[cls]
+    w = p.slots[pc]
+    if w == SLOT:
+        p.free_at[sp, pipe_of(cls)] = now + p.interval[cls]
+        return p.latency[cls]
+    if w == 0:                  # folded by ptxas into other instructions: no pipe, no latency of its own
+        return 0
+    if sass_pipes(p, cls, pc):  # its SASS on the ALU pipe (every ii_int cycles) and the FMA pipe
+        if p.alu[pc] > 0:
+            p.free_at[sp, oc.C_INT] = now + (p.interval[oc.C_INT] * p.alu[pc] + SLOT - 1) // SLOT
+        if p.fma[pc] > 0:
+            p.free_at[sp, oc.C_FP32] = now + (p.interval[oc.C_FP32] * p.fma[pc] + SLOT - 1) // SLOT
+        return p.latency[cls]
+    # expanded by ptxas into several SASS instructions: the pipe takes each. The result latency stays the
+    # class's: the extra SASS is mostly independent of the result (address and sign-extension work), and
+    # 64-bit integer work has its own class latency (int64)
+    p.free_at[sp, pipe_of(cls)] = now + (p.interval[cls] * w + SLOT - 1) // SLOT
     return p.latency[cls]

@@ -23,7 +23,7 @@ from gpusim.sm.asyncops import after_issue, async_ready, clear_cta, clear_warp, 
 from gpusim.sm.executor import S_BARRIER, S_DONE, S_FAULT, init_cta, init_warp, step
 from gpusim.sm.fetch import fetch_ready
 from gpusim.sm.lsu import KIND_SHORT, copy_issued, group_op, groups_reset, memory_timing
-from gpusim.sm.pipelines import accepts_at, dispatch_hold, occupy, warp_block
+from gpusim.sm.pipelines import SLOT, accepts_at, dispatch_hold, occupy, take_slots, warp_block
 from gpusim.sm.scheduler import NEVER, account, priority, slot_warp, subpartition_of, wake
 from gpusim.sm.scoreboard import clear, mark_written, operands_ready
 from gpusim.sm.simt import settle
@@ -98,7 +98,7 @@ def earliest(P, M, U, w, sm, sp, now):
             if free > t:
                 t, reason = free, LG_THROTTLE
     else:
-        free = accepts_at(U.pipes, sp, cls)
+        free = accepts_at(U.pipes, sp, cls, pc)
         if free > t:
             t, reason = free, MATH_PIPE_THROTTLE
         if cls == oc.C_SYNC:        # wgmma / bulk wait_group, mbarrier waits (sm/asyncops.py)
@@ -193,6 +193,18 @@ def issue(P, M, U, counters, w, pc, now):
                 s.ready_at[w] = until
                 s.reason[w] = LONG_SCOREBOARD
     mark_written(U.scoreboard, w, pc, now + lat, kind)
+    # the SASS model: the instruction's SASS issue slots (sm/pipelines.py take_slots); the PTX model's are all 1
+    extra = take_slots(U.pipes, sp, pc)
+    if extra > 0:
+        if s.next_event[sp] < now + 1 + extra:
+            s.next_event[sp] = now + 1 + extra
+        k = (U.pipes.slots[pc] + SLOT - 1) // SLOT     # its own SASS instructions issue one after another
+        if s.ready_at[w] < now + k:
+            s.ready_at[w] = now + k
+    elif extra < 0 and s.next_event[sp] == now + 1:
+        s.next_event[sp] = now
+    if U.pipes.slots[pc] == 0 and s.ready_at[w] == now + 1 and s.reason[w] == WAIT:
+        s.ready_at[w] = now         # folded away by ptxas: the warp's next instruction may issue at once
     if cls == oc.C_GMMA or cls == oc.C_TMA or cls == oc.C_SYNC:
         back = now
         if cls == oc.C_TMA:     # the TMA unit's sector requests through the L2 and DRAM
@@ -296,6 +308,9 @@ def advance(P, M, U, counters, now):
         for sp in range(next_event.shape[0]):
             if next_event[sp] <= now:
                 if issue_subpartition(P, M, U, counters, sp, now) == S_FAULT:
+                    return now, A_FAULT
+                # the SASS model: instructions ptxas folded left this cycle's issue slot free
+                if next_event[sp] <= now and issue_subpartition(P, M, U, counters, sp, now) == S_FAULT:
                     return now, A_FAULT
         if U.residency.n_done[0] > 0:
             if U.events.on != 0:

@@ -29,7 +29,9 @@ def reduction_pcs(d, sb) -> np.ndarray:
 def timing_metrics(spec, d, U, counters, occ, cycles: int) -> dict:
     red = int(U.lsu.pc_requests[reduction_pcs(d, U.scoreboard)].sum())
     atom = int(U.lsu.counters[lsu.ATOM_REQUESTS])
-    issued = int(counters[ISSUED]) or 1
+    ptx_issued = int(counters[ISSUED])
+    # SASS instructions issued: the PTX model issues one per PTX instruction; the SASS model what ptxas made
+    issued = int(U.pipes.counters[pipelines.SLOTS_ISSUED]) // pipelines.SLOT or 1
     res = U.residency
     sm_active_sum = int(res.active_cycles.sum())
     m = {
@@ -60,6 +62,10 @@ def timing_metrics(spec, d, U, counters, occ, cycles: int) -> dict:
     for i, name in enumerate(STALLS):     # per warp over its life, and per issued instruction
         m[f"smsp__average_warp_latency_issue_stalled_{name}.ratio"] = int(U.sched.stall[i]) / warps
         m[f"smsp__average_warps_issue_stalled_{name}_per_issue_active.ratio"] = int(U.sched.stall[i]) / issued
+    if issued != ptx_issued:        # the SASS model: ncu's instruction count is of SASS
+        m["gpusim__ptx_inst_executed.sum"] = ptx_issued
+        m["smsp__inst_executed.sum"] = issued
+        m["smsp__average_warps_issue_stalled_selected_per_issue_active.ratio"] = 1.0   # one per SASS issue
     m["gpusim__divergent_branch_delays.sum"] = int(counters[DIVERGENT_DELAYS])
     m["smsp__issue_active.avg.pct_of_peak_sustained_active"] = _pct(
         issued, sm_active_sum * spec.scheduler.subpartitions)

@@ -10,15 +10,15 @@ from gpusim.timing.core import Units
 
 
 def make_units(spec, d, warps_per_sm: int, ctas_per_sm: int, record: events.EventsSpec = events.EventsSpec(),
-               total_ctas: int = 1) -> Units:
+               total_ctas: int = 1, slots=None) -> Units:
     """State for `d` (a decoded kernel) on `spec` with the given warp and CTA slots per SM; `record`:
-    what the event recorder keeps (off by default)."""
+    what the event recorder keeps (off by default); slots: SASS issue slots per pc (the SASS model)."""
     nsm, n_warps = spec.n_sm, spec.n_sm * warps_per_sm
     return Units(
         sched=scheduler.make_state(spec.scheduler, nsm, warps_per_sm, d.n),
         scoreboard=scoreboard.make_state(d, n_warps),
         pipes=pipelines.make_state(spec.pipes, nsm * spec.scheduler.subpartitions, spec.l1.latency,
-                                   spec.l2.atomic_latency, d, spec.scheduler.subpartitions),
+                                   spec.l2.atomic_latency, d, spec.scheduler.subpartitions, slots),
         fetch=fetch.make_state(spec.fetch, nsm, n_warps, d.n),
         lsu=lsu.make_state(spec.lsu, nsm, n_warps, d.n),
         smem=shared_banks.make_state(spec.smem, nsm, d.n),
