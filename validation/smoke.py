@@ -29,6 +29,7 @@ from validation.cases import (  # noqa: E402
     coalesce,
     compute,
     divergence,
+    heldout,
     mechanisms,
     programs,
     shared_atomics,
@@ -57,6 +58,7 @@ def small_cases() -> list:
     out += [stores._make(s, grid=2, block=32, per_thread=2) for s in stores.STRIDES]
     out += [shared_atomics._make(n, m, s, grid=2, block=64, reps=3) for n, (m, s) in shared_atomics.MODES.items()]
     out += mechanisms.small_cases()
+    out += heldout.small_cases()
     out += [programs._make(mod, mod.SMALL_SIZE) for name, mod in programs.all_programs().items()
             if name not in programs.SKIPPED]
     return out

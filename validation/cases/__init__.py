@@ -12,7 +12,7 @@ import validation  # noqa: F401  (numpy shim before numba is imported)
 from validation.cases._case import Case
 
 MODULES = ("chase", "compute", "bandwidth", "coalesce", "banks", "divergence", "atomics", "waves", "stores",
-           "shared_atomics", "mechanisms", "programs")
+           "shared_atomics", "mechanisms", "programs", "heldout")
 
 
 def all_cases() -> dict[str, Case]:
