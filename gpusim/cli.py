@@ -94,9 +94,10 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--gpu", default="h100")
     v.add_argument("--case", action="append", help="only this case (repeatable); no report is written")
     v.add_argument("--out", default="validation/REPORT.md", help="report path (a .png and sim_results.json beside)")
-    v.add_argument("--model", choices=["ptx", "sass"], default="ptx",
-                   help="ptx: gpusim's PTX-only model (default); sass: ptxas's registers per thread set occupancy "
-                        "(needs ptxas: the triton extra bundles it)")
+    v.add_argument("--model", choices=["ptx", "sass", "both"], default="both",
+                   help="ptx: gpusim's PTX-only model; sass: what ptxas makes of the PTX (registers, SASS instructions "
+                        "and pipes per PTX line; needs ptxas and nvdisasm: the sass or triton extra); both (default): "
+                        "side by side, the PTX model alone where the tools are missing")
     c = sub.add_parser("calibrate", help="fit preset latencies from the recorded microbenchmarks")
     c.add_argument("--gpu", default="h100")
     c.add_argument("--write", help="write the fitted values as JSON to this file")

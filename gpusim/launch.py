@@ -217,7 +217,9 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
             regs_per_thread = sass.registers
         # what ptxas made of each PTX instruction (gpusim/sassmap.py): the SASS instructions it issues as
         smap = sassmap.weights(k.module.text, ptxas.arch_for(arch_of(spec), k.module.text))
-        slots = np.rint(sassmap.pc_weights(smap, d.ins[:, oc.F_LINE]) * SLOT).astype(np.int64)  # (pc, 3)
+        per_pc = sassmap.pc_weights(smap, d.ins[:, oc.F_LINE])
+        slots = np.rint(per_pc * SLOT).astype(np.int64)     # (pc, 4): slots, ALU, FMA (x SLOT), aggregated (x SLOT)
+        slots[:, 3] = per_pc[:, 3] > 0
     if mode == "timing" and regs_per_thread is None and d.regs_per_thread > spec.sm.max_regs_per_thread:
         # ptxas never allocates more than the maximum: it spills the rest to local memory. The
         # estimate is capped the same way (the spill traffic itself is not modelled).

@@ -70,6 +70,7 @@ class SassMap:
     opcodes: dict = field(default_factory=dict)       # PTX line -> {SASS opcode: count, all copies}
     pipes: dict = field(default_factory=dict)         # PTX line -> (ALU instructions, FMA-pipe cycles) per execution
     spill_lines: dict = field(default_factory=dict)   # PTX line -> (spill loads, spill stores) per execution
+    aggregated: list = field(default_factory=list)    # PTX lines whose global atomic ptxas warp-aggregated
     total: int = 0                                    # SASS instructions kept
     unmapped: int = 0                                 # of which had no line before or after them
     tools: str = ""
@@ -78,14 +79,14 @@ class SassMap:
         return {"weight": {str(k): v for k, v in self.weight.items()},
                 "opcodes": {str(k): v for k, v in self.opcodes.items()},
                 "spill_lines": {str(k): list(v) for k, v in self.spill_lines.items()},
-                "pipes": {str(k): list(v) for k, v in self.pipes.items()},
+                "pipes": {str(k): list(v) for k, v in self.pipes.items()}, "aggregated": self.aggregated,
                 "total": self.total, "unmapped": self.unmapped, "tools": self.tools}
 
     @classmethod
     def from_json(cls, d: dict) -> "SassMap":
         return cls({int(k): v for k, v in d["weight"].items()}, {int(k): v for k, v in d["opcodes"].items()},
                    {int(k): tuple(v) for k, v in d["pipes"].items()}, {int(k): tuple(v) for k, v in d["spill_lines"].items()},
-                   d["total"], d["unmapped"], d["tools"])
+                   d["aggregated"], d["total"], d["unmapped"], d["tools"])
 
 
 def find_nvdisasm() -> str | None:
@@ -137,7 +138,7 @@ def weights(text: str, arch: str) -> SassMap:
         raise LaunchError("model='sass' needs ptxas and nvdisasm: install gpusim[sass] (or gpusim[triton], which "
                           "bundles both), or set GPUSIM_PTXAS/GPUSIM_NVDISASM; model='ptx' needs nothing")
     tools = f"{ptxas._version(exe)} | {_tool_version(dis)}"
-    key = hashlib.sha256(f"map4\0{tools}\0{arch}\0{text}".encode()).hexdigest()[:24]
+    key = hashlib.sha256(f"map5\0{tools}\0{arch}\0{text}".encode()).hexdigest()[:24]
     path = cache_root() / "ptxas" / f"{key}.map.json"
     if path.exists():
         return SassMap.from_json(json.loads(path.read_text()))
@@ -244,6 +245,9 @@ def build(blocks: list, text: str) -> SassMap:
         if ln in spills:
             m.spill_lines[ln] = (spills[ln][0] / len(copies), spills[ln][1] / len(copies))
     m.opcodes = {ln: dict(c) for ln, c in opcodes.items()}
+    # an atomic with a result on a warp-uniform address: ptxas elects one lane (VOTEU.ANY, FLO), adds the
+    # warp's count (POPC) in one ATOMG and hands each lane its value (SHFL)
+    m.aggregated = sorted(ln for ln, c in opcodes.items() if ("ATOMG" in c or "ATOM" in c) and ("VOTEU" in c or "VOTE" in c))
     return m
 
 
@@ -273,12 +277,15 @@ def _tool_version(exe: str) -> str:
 
 def pc_weights(m: SassMap, lines) -> "np.ndarray":
     """Per pc of a decoded program (`lines[pc]`: its PTX line): the SASS instructions it issues per
-    execution, its ALU-pipe instructions and its FMA-pipe cycles (an array of shape (n, 3)). A line gpusim
+    execution, its ALU-pipe instructions, its FMA-pipe cycles, and 1 for a warp-aggregated atomic (an array
+    of shape (n, 4)). A line gpusim
     decodes into several pcs shares its weights among them; a line the map does not name (no SASS came
     from it) weighs 0."""
     import numpy as np
     lines = np.asarray(lines, np.int64)
     per_line = Counter(int(x) for x in lines)
+    agg = set(m.aggregated)
     return np.array([(m.weight.get(int(ln), 0.0) / per_line[int(ln)],
                       m.pipes.get(int(ln), (0.0, 0.0))[0] / per_line[int(ln)],
-                      m.pipes.get(int(ln), (0.0, 0.0))[1] / per_line[int(ln)]) for ln in lines], np.float64).reshape(-1, 3)
+                      m.pipes.get(int(ln), (0.0, 0.0))[1] / per_line[int(ln)],
+                      1.0 if int(ln) in agg else 0.0) for ln in lines], np.float64).reshape(-1, 4)

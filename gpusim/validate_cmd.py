@@ -28,25 +28,48 @@ def cmd_validate(args):
                              f"{100 * row['cycle_err']:+7.1f}%  ({row['sim_seconds']:.1f} s)")
 
     model = getattr(args, "model", "ptx") or "ptx"
-    rows = v.run_all(spec, names, progress=show, model=model)
+    models = ["ptx", "sass"] if model == "both" else [model]
+    if "sass" in models and not _sass_tools():
+        if model == "sass":
+            raise GpusimError("--model sass needs ptxas and nvdisasm: pip install gpusim[sass] (or gpusim[triton], "
+                              "which bundles both); --model ptx needs nothing")
+        report.console.print("no ptxas/nvdisasm here: only the PTX model is run (pip install gpusim[sass] for both)")
+        models = ["ptx"]
+    by_model = {}
+    for m in models:
+        if len(models) > 1:
+            report.console.print(f"[bold]timing model: {m}[/bold]")
+        by_model[m] = v.run_all(spec, names, progress=show, model=m)
+    model = models[-1]
+    rows = by_model[model]
     summary = v.summarize(rows)
-    regs = [r["regs"] for r in rows if r.get("regs") and r["regs"][0] is not None]
-    if regs:
+    if len(models) > 1:
+        summary["by_model"] = {m: v.summarize(r) for m, r in by_model.items()}
+    for m, mrows in by_model.items():
+        regs = [r["regs"] for r in mrows if r.get("regs") and r["regs"][0] is not None]
         same = sum(int(round(h)) == int(s) for h, s in regs)
-        source = "ptxas's" if model == "sass" else "gpusim's PTX estimate"
-        report.console.print(f"registers per thread equal to ncu's: {same}/{len(regs)} cases ({source})")
+        source = "ptxas's" if m == "sass" else "gpusim's PTX estimate"
+        f = v.summarize(mrows)
+        report.console.print(f"{m} model: cycle MAPE {f['cycle_mape_pct']:.1f}% (held-out "
+                             f"{f['held_out']['cycle_mape_pct']:.1f}%, p90 {f['held_out']['cycle_p90_pct']:.1f}%), "
+                             f"registers equal to ncu's on {same}/{len(regs)} cases ({source})")
     out = Path(args.out)
     plot = out.with_suffix(".png") if not names else None
     if plot is not None:
         v.scatter(rows, plot)
     if not names:
-        v.write_report(rows, summary, spec, out, plot, model)
+        v.write_report(rows, summary, spec, out, plot, model, by_model)
         v.save_rows(rows, summary, out.with_name("sim_results.json"))
     report.console.print(
         f"[bold]{summary['cases']} cases: cycle MAPE {summary['cycle_mape_pct']:.1f}%, Pearson r "
         f"{summary['cycle_pearson_r']:.3f} (log {summary['cycle_pearson_r_log']:.3f}), exact counters "
         f"{summary['exact_counters_matching']}, latency errors "
         + ", ".join(f"{k} {e:+.1f}%" for k, e in summary["latency_errors_pct"].items()) + "[/bold]")
+
+
+def _sass_tools() -> bool:
+    from gpusim import sassmap
+    return sassmap.ptxas.find() is not None and sassmap.find_nvdisasm() is not None
 
 
 def cmd_calibrate(args):

@@ -82,6 +82,11 @@ def compare(rec: dict, sim: dict, derived: dict) -> dict:
     stalls = {k[len(pre):-len(post)]: (_ncu(rec, k), sim.get(k)) for k in sim
               if k.startswith(pre) and k.endswith(post)}
     row["stalls"] = stalls
+    hw3, sim3 = top3_stalls(stalls, 0), top3_stalls(stalls, 1)
+    row["stall_top3"] = (sorted(hw3), sorted(sim3))
+    row["stall_top3_match"] = (hw3 == sim3) if hw3 else None
+    hw_i, sim_i = _ncu(rec, "smsp__inst_executed.sum"), sim.get("smsp__inst_executed.sum")
+    row["inst_err"] = (sim_i - hw_i) / hw_i if hw_i and sim_i else None
     if rec["case"] in LATENCY_CASES:
         from validation.calibrate import CLOCK_RUN
         hw = rec["clock64"][CLOCK_RUN.get(rec["case"], "warm")]["cycles_per_step"]
@@ -96,10 +101,25 @@ def pearson(x, y) -> float:
 
 def _cycle_figures(rows: list[dict]) -> dict:
     hw, sim = [r["hw_cycles"] for r in rows], [r["sim_cycles"] for r in rows]
+    errs = [abs(r["cycle_err"]) for r in rows]
+    worst = max(rows, key=lambda r: abs(r["cycle_err"])) if rows else None
+    top3 = [r["stall_top3_match"] for r in rows if r.get("stall_top3_match") is not None]
     return {"cases": len(rows),
-            "cycle_mape_pct": 100.0 * float(np.mean([abs(r["cycle_err"]) for r in rows])) if rows else float("nan"),
+            "cycle_mape_pct": 100.0 * float(np.mean(errs)) if rows else float("nan"),
+            "cycle_p90_pct": 100.0 * float(np.percentile(errs, 90)) if rows else float("nan"),
+            "worst": (worst["case"], 100.0 * worst["cycle_err"]) if worst else None,
             "cycle_pearson_r": float(np.corrcoef(hw, sim)[0, 1]) if len(rows) > 1 else float("nan"),
-            "cycle_pearson_r_log": pearson(hw, sim)}
+            "cycle_pearson_r_log": pearson(hw, sim),
+            "stall_top3_match": f"{sum(top3)}/{len(top3)}"}
+
+
+NOT_STALLS = {"selected"}
+
+
+def top3_stalls(stalls: dict, side: int) -> set:
+    """The three largest stall reasons (cycles per issued instruction) of one side (0: H100, 1: gpusim)."""
+    vals = [(v[side] or 0.0, k) for k, v in stalls.items() if k not in NOT_STALLS]
+    return {k for v, k in sorted(vals, reverse=True)[:3] if v > 0}
 
 
 def counter_mismatches(rows: list[dict]) -> list[tuple]:
@@ -164,11 +184,61 @@ def run_all(spec, names: list[str] | None = None, progress=None, model: str = "p
     return rows
 
 
-def write_report(rows: list[dict], summary: dict, spec, path: Path, plot: Path | None, model: str = "ptx"):
+MODEL_TEXT = {"ptx": "gpusim's PTX-only model",
+              "sass": "the SASS model: ptxas's registers, and per PTX line the SASS instructions and pipes ptxas made"}
+
+
+def _median_abs(xs) -> float:
+    xs = [abs(x) for x in xs if x is not None]
+    return 100.0 * float(np.median(xs)) if xs else float("nan")
+
+
+def models_section(by_model: dict) -> list[str]:
+    """Both timing models side by side: figures per model, then per case. by_model: {model: rows}."""
+    models = list(by_model)
+    lines = ["## Both timing models", "",
+             "| model | set | cases | cycle MAPE | p90 error | worst | Pearson r | top-3 stalls = ncu's | "
+             "registers = ncu's | instructions (median error) |", "|---|---|---:|---:|---:|---|---:|---:|---:|---:|"]
+    for m in models:
+        rows = by_model[m]
+        for label, sel in (("held-out programs", [r for r in rows if r["group"] in HELD_OUT_GROUPS]),
+                           ("microbenchmarks", [r for r in rows if r["group"] not in HELD_OUT_GROUPS]),
+                           ("all", rows)):
+            if not sel:
+                continue
+            f = _cycle_figures(sel)
+            regs = [r["regs"] for r in sel if r.get("regs") and r["regs"][0] is not None]
+            same = sum(int(round(h)) == int(s) for h, s in regs)
+            w = f["worst"]
+            lines.append(f"| {m} | {label} | {f['cases']} | {f['cycle_mape_pct']:.1f}% | {f['cycle_p90_pct']:.1f}% | "
+                         f"{w[0]} {w[1]:+.1f}% | {f['cycle_pearson_r']:.3f} | {f['stall_top3_match']} | "
+                         f"{same}/{len(regs)} | {_median_abs(r.get('inst_err') for r in sel):.1f}% |")
+    lines += ["", "Instructions: gpusim's smsp__inst_executed.sum against ncu's (SASS). The PTX model counts PTX "
+              "instructions; the SASS model counts what its PTX-to-SASS map (gpusim/sassmap.py) says they issue as.", ""]
+    head = "| case | group | H100 cycles | " + " | ".join(f"{m} error" for m in models) + \
+        " | registers (ncu / " + " / ".join(models) + ") | " + " | ".join(f"{m} instr. error" for m in models) + \
+        " | top-3 stalls, ncu | top-3 stalls, " + models[-1] + " |"
+    lines += [head, "|---|---|---:|" + "---:|" * len(models) + "---|" + "---:|" * len(models) + "---|---|"]
+    first = by_model[models[0]]
+    index = {m: {r["case"]: r for r in by_model[m]} for m in models}
+    for r in first:
+        cs = [index[m].get(r["case"]) for m in models]
+        errs = " | ".join(f"{100 * c['cycle_err']:+.1f}%" if c else "-" for c in cs)
+        regs = " / ".join(str(c["regs"][1]) if c and c.get("regs") else "-" for c in cs)
+        hw_regs = f"{r['regs'][0]:.0f}" if r.get("regs") and r["regs"][0] is not None else "-"
+        ins = " | ".join(f"{100 * c['inst_err']:+.1f}%" if c and c.get("inst_err") is not None else "-" for c in cs)
+        t3 = (cs[-1] or r).get("stall_top3", ([], []))
+        lines.append(f"| {r['case']} | {r['group']} | {r['hw_cycles']:,.0f} | {errs} | {hw_regs} / {regs} | "
+                     f"{ins} | {', '.join(t3[0])} | {', '.join(t3[1])} |")
+    return lines + [""]
+
+
+def write_report(rows: list[dict], summary: dict, spec, path: Path, plot: Path | None, model: str = "ptx",
+                 by_model: dict | None = None):
     lines = ["# gpusim vs H100: validation report", "",
              "Generated by `gpusim validate` from the measurements in `validation/data/h100/` "
-             f"(preset `{spec.name}`, timing model `{model}`: "
-             + ("ptxas's registers per thread set occupancy" if model == "sass" else "gpusim's PTX-only model")
+             f"(preset `{spec.name}`; the detailed tables are of the `{model}` timing model, {MODEL_TEXT[model]}"
+             + (f"; both models side by side below" if by_model and len(by_model) > 1 else "")
              + "). Do not edit by hand.", "",
              f"**Summary:** {summary['cases']} cases, cycle MAPE {summary['cycle_mape_pct']:.1f}%, "
              f"Pearson r {summary['cycle_pearson_r']:.3f} (log-log {summary['cycle_pearson_r_log']:.3f}), "
@@ -183,6 +253,9 @@ def write_report(rows: list[dict], summary: dict, spec, path: Path, plot: Path |
             f"{k} {v:+.1f}%" for k, v in summary["latency_errors_pct"].items()) + "\n")
     if plot is not None:
         lines += [f"![simulated vs measured cycles]({plot.name})", ""]
+    if by_model:
+        lines += models_section(by_model)
+    lines += [f"## Per case ({model} model)", ""]
     lines += ["| case | group | H100 cycles | gpusim cycles | error | ld sectors (hw/sim) | st sectors | "
               "bank conflicts | L1 hit % | L2 hit % | DRAM read B | sim s |",
               "|---|---|---:|---:|---:|---|---|---|---|---|---|---:|"]
@@ -216,7 +289,7 @@ def write_report(rows: list[dict], summary: dict, spec, path: Path, plot: Path |
         if "latency" in r:
             name, h, s = r["latency"]
             lines.append(f"| {name} | {h:.1f} | {s:.1f} | {100 * (s - h) / h:+.1f}% |")
-    lines += ["", "## Stall mix (cycles per issued instruction: H100 SASS / gpusim PTX)", ""]
+    lines += ["", f"## Stall mix (cycles per issued instruction: H100 SASS / gpusim, {model} model)", ""]
     reasons = ["long_scoreboard", "short_scoreboard", "barrier", "wait", "math_pipe_throttle", "not_selected",
                "lg_throttle", "mio_throttle", "branch_resolving", "no_instruction", "drain"]
     lines += ["| case | " + " | ".join(reasons) + " |", "|---|" + "---|" * len(reasons)]
@@ -230,8 +303,9 @@ def write_report(rows: list[dict], summary: dict, spec, path: Path, plot: Path |
 
 
 def _figures_text(f: dict) -> str:
-    return (f"{f['cases']} cases, cycle MAPE {f['cycle_mape_pct']:.1f}%, Pearson r {f['cycle_pearson_r']:.3f} "
-            f"(log-log {f['cycle_pearson_r_log']:.3f})")
+    return (f"{f['cases']} cases, cycle MAPE {f['cycle_mape_pct']:.1f}%, 90th percentile {f['cycle_p90_pct']:.1f}%, "
+            f"worst {f['worst'][0]} {f['worst'][1]:+.1f}%, Pearson r {f['cycle_pearson_r']:.3f} "
+            f"(log-log {f['cycle_pearson_r_log']:.3f}), top-3 stall reasons equal to ncu's {f['stall_top3_match']}")
 
 
 def scatter(rows: list[dict], path: Path):

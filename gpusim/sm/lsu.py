@@ -45,7 +45,7 @@ class LSUSpec:
 
 
 LSU = namedtuple("LSU", "issue_interval queue atomic_same_address free_at drain_at last_drain counters "
-                       "pc_sectors pc_requests addrs sectors groups store_line")
+                       "pc_sectors pc_requests addrs sectors groups store_line aggregated")
 # cp.async groups per warp: `open` the latest landing cycle of copies not yet committed, `ring` that of
 # the newest GROUP_RING committed groups (group k in slot k % GROUP_RING), `count` groups committed,
 # `old` the latest landing cycle of the groups that left the ring
@@ -55,13 +55,16 @@ LD_REQUESTS, LD_SECTORS, ST_REQUESTS, ST_SECTORS, LOCAL_SECTORS, ATOM_REQUESTS =
 KIND_NONE, KIND_SHORT, KIND_LONG = 0, 1, 2      # scoreboard producer kinds (sm/scoreboard.py)
 
 
-def make_state(spec: LSUSpec, n_sm: int, n_warps: int, n_pcs: int) -> LSU:
+def make_state(spec: LSUSpec, n_sm: int, n_warps: int, n_pcs: int, aggregated=None) -> LSU:
+    """aggregated: per pc, 1 where ptxas made a global atomic warp-aggregated (the SASS model: one lane
+    performs the warp's update, VOTEU/POPC/SHFL spread the result; gpusim/sassmap.py)."""
     return LSU(np.int64(spec.issue_interval), np.int64(spec.queue), np.int64(spec.atomic_same_address_cycles),
                np.zeros(n_sm, np.int64), np.zeros(n_warps, np.int64), np.zeros(1, np.int64), np.zeros(6, np.int64),
                np.zeros(n_pcs, np.int64), np.zeros(n_pcs, np.int64), np.zeros(32, np.int64), np.zeros(512, np.int64),
                AsyncGroups(np.zeros(n_warps, np.int64), np.zeros((n_warps, GROUP_RING), np.int64),
                            np.zeros(n_warps, np.int64), np.zeros(n_warps, np.int64)),
-               np.int64(spec.store_line_cycles))
+               np.int64(spec.store_line_cycles),
+               np.zeros(n_pcs, np.int64) if aggregated is None else np.asarray(aggregated, np.int64))
 
 
 def counters(lsu: LSU) -> dict:
@@ -127,7 +130,7 @@ def global_atomic(lsu, l1, l2, noc, dram, tr_addr, mask, size, sm, pc, now, w):
     distinct addresses in one sector share an L2 operation."""
     lsu.counters[ATOM_REQUESTS] += 1
     lsu.pc_requests[pc] += 1
-    worst = same_address_ways(tr_addr, mask)
+    worst = 1 if lsu.aggregated[pc] != 0 else same_address_ways(tr_addr, mask)
     start = max(now, lsu.free_at[sm])
     lsu.free_at[sm] = start + lsu.issue_interval + lsu.atomic_same_address * (worst - 1)
     ns = coalesce(tr_addr, mask, size, lsu.sectors)

@@ -328,8 +328,9 @@ def sample_to(wstat, ev, s, res, l1, l2, dram, now):
 
 
 @njit
-def dispatch(P, M, U, cta, sm, now, age, nthreads):
-    """Place CTA number `cta` on SM `sm` (the GigaThread engine decided it fits): its CTA slot, -1 if none."""
+def dispatch(P, M, U, cta, sm, now, age, nthreads, delay):
+    """Place CTA number `cta` on SM `sm` (the GigaThread engine decided it fits): its CTA slot, -1 if none.
+    Its warps start `delay` cycles later than the CTA launch latency (the engine's turn for it)."""
     res, s = U.residency, U.sched
     c = free_cta_slot(res, sm)
     if c < 0:
@@ -345,7 +346,7 @@ def dispatch(P, M, U, cta, sm, now, age, nthreads):
     res.cta_warps_left[c] = nwarps
     res.sm_ctas[sm] += 1
     placed = 0
-    start = now + res.cta_launch_latency
+    start = now + res.cta_launch_latency + delay
     for w in range(sm * s.warps_per_sm, (sm + 1) * s.warps_per_sm):
         if placed == nwarps:
             break

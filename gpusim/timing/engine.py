@@ -61,7 +61,7 @@ def run_timing(d, mem, pmem, g, b, spec, shared_mem, budget, regs_per_thread=Non
     counters = core_counters()
     env = simpy.Environment()
     gt = GigaThread(P, M, U, counters, spec.n_sm, total, nthreads, resident, progress, cluster[0],
-                    spec.gigathread.gpcs)
+                    spec.gigathread.gpcs, spec.gigathread.cta_interval)
 
     def kernel(env):
         yield env.timeout(spec.gigathread.launch_overhead)

@@ -3,7 +3,10 @@
 Placement policy: CTAs are issued in linear order (x fastest); each goes to the SM with the fewest
 resident CTAs that has room (lowest SM id on ties), so a partial wave spreads across SMs
 breadth-first, as the hardware does. A CTA may start once its SM has a free CTA slot within the
-occupancy limit; its warps begin issuing after the CTA launch latency.
+occupancy limit; its warps begin issuing after the CTA launch latency. The engine hands out at most
+one CTA per `cta_interval` cycles (fitted on the dispatch_* microbenchmarks: grids of short CTAs are
+bound by it); a CTA whose turn comes later takes its slot at once and starts its warps when its turn
+comes.
 """
 from __future__ import annotations
 
@@ -26,16 +29,20 @@ class GigaThreadSpec:
     cta_launch_latency: int = param(180, "cycles", "from a CTA's dispatch to its warps' first issue", (0, MAX_CYCLES))
     gpcs: int = param(8, "count", "graphics processing clusters: the SMs are split into this many groups of "
                       "consecutive SMs, and a thread-block cluster's CTAs run on the SMs of one", (1, 1024))
+    cta_interval: float = param(1.2, "cycles", "the engine hands out one CTA per this many cycles, GPU-wide (0: any "
+                                "number at once; fitted: dispatch_c32, 65,536 one-warp CTAs, and dispatch_c256 within "
+                                "0.3%)", (0.0, 1e6))
     max_cluster: int = param(8, "CTAs", "CTAs per thread-block cluster at most (8: sm_90's portable size; 1: no "
                              "clusters, before sm_90)", (1, 16))
 
 
 class GigaThread:
     def __init__(self, P, M, U, counters, n_sm: int, total_ctas: int, nthreads: int, ctas_per_sm: int,
-                 progress=None, cluster=(1, 1, 1), gpcs: int = 1):
+                 progress=None, cluster=(1, 1, 1), gpcs: int = 1, cta_interval: float = 0.0):
         self.P, self.M, self.U, self.counters = P, M, U, counters
         self.total, self.nthreads, self.limit = total_ctas, nthreads, ctas_per_sm
         self.next_cta = 0
+        self.interval, self.turn = cta_interval, 0.0     # the engine's next free dispatch time
         self.resident = [0] * n_sm
         self.heap = [(0, s) for s in range(n_sm)]     # (resident CTAs, sm)
         self.fault = False
@@ -59,7 +66,8 @@ class GigaThread:
                 continue
             if n >= self.limit:
                 break
-            if dispatch(self.P, self.M, self.U, self.next_cta, sm, now, self.next_cta, self.nthreads) < 0:
+            if dispatch(self.P, self.M, self.U, self.next_cta, sm, now, self.next_cta, self.nthreads,
+                        self._turn(now)) < 0:
                 break
             self.resident[sm] += 1
             heapq.heapreplace(self.heap, (self.resident[sm], sm))
@@ -85,7 +93,7 @@ class GigaThread:
                          key=lambda s: (self.resident[s], s))
                 cx, cy, cz = qx * clx + r % clx, qy * cly + (r // clx) % cly, qz * clz + r // (clx * cly)
                 cta = cx + int(g[3]) * (cy + int(g[4]) * cz)
-                c = dispatch(self.P, M, self.U, cta, sm, now, self.next_cta, self.nthreads)
+                c = dispatch(self.P, M, self.U, cta, sm, now, self.next_cta, self.nthreads, self._turn(now))
                 if c < 0:
                     raise RuntimeError("GigaThread: an SM with room refused a CTA of a cluster")
                 self.resident[sm] += 1
@@ -96,6 +104,12 @@ class GigaThread:
                 M.clslot[c, :self.ncl] = slots
                 M.clslot[c, CL_SIZE] = self.ncl
                 M.clslot[c, CL_RANK] = r
+
+    def _turn(self, now: int) -> int:
+        """Cycles after `now` the engine gets to the next CTA (it then moves on by one interval)."""
+        t = max(float(now), self.turn)
+        self.turn = t + self.interval
+        return int(t) - now
 
     def _retire(self, now: int = 0):
         res = self.U.residency

@@ -101,7 +101,7 @@ def test_pc_weights_share_a_line_among_the_pcs_gpusim_decodes_it_into():
     m = sassmap.SassMap(weight={7: 3.0, 8: 1.0}, pipes={7: (2.0, 1.0)})
     w = sassmap.pc_weights(m, [7, 7, 8, 9])
     assert w[:, 0].tolist() == [1.5, 1.5, 1.0, 0.0]
-    assert w[0, 1:].tolist() == [1.0, 0.5]
+    assert w[0, 1:].tolist() == [1.0, 0.5, 0.0]
 
 
 @needs_tools

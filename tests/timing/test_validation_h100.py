@@ -3,7 +3,7 @@
 Tiers: sector and request counts must match exactly, shared-memory wavefronts and bank conflicts
 within ncu's per-launch excess (0.1%, see validation.replay.counter_matches), except the few
 counters listed with a bound and a cause in validation/thresholds.json (counter_exceptions), which
-must stay within that bound; pointer-chase latencies within 10%; cycles within the per-case bound;
+must stay within that bound; pointer-chase latencies within 10% (12% under the SASS model); cycles within the per-case bound;
 MAPE bounds for the microbenchmarks (fitted) and, apart, for the held-out programs. The subset is
 the recorded cases that simulate in a few seconds each (`gpusim validate` runs all of them and
 writes validation/REPORT.md).
@@ -30,14 +30,23 @@ RECORDS = {r["case"]: r for r in recorded_cases()}
 FAST = THRESHOLDS["ci_cases"]
 
 
-@pytest.fixture(scope="module")
-def rows():
+def _sass_tools() -> bool:
+    from gpusim import sassmap
+    return sassmap.ptxas.find() is not None and sassmap.find_nvdisasm() is not None
+
+
+@pytest.fixture(scope="module", params=["ptx", "sass"])
+def rows(request):
+    """The CI subset under each timing model (the SASS model where ptxas and nvdisasm are installed)."""
+    if request.param == "sass" and not _sass_tools():
+        pytest.skip("no ptxas/nvdisasm: the SASS model needs the sass or triton extra")
     from validation.cases import all_cases
     cases = all_cases()
     out = {}
     for name in FAST:
-        sim, derived, _ = simulate(cases[name], H100)
+        sim, derived, _ = simulate(cases[name], H100, request.param)
         out[name] = compare(RECORDS[name], sim, derived)
+        out[name]["model"] = request.param
     return out
 
 
@@ -57,9 +66,11 @@ def test_case_output_is_correct_and_counters_match_exactly(rows, name):
 
 
 @pytest.mark.parametrize("name", [n for n in FAST if n.startswith("chase_")])
-def test_pointer_chase_latency_within_ten_percent(rows, name):
+def test_pointer_chase_latency_within_bound(rows, name):
+    """10% under the PTX model the latencies are fitted on; 12% under the SASS model (thresholds.json)."""
     level, hw, sim = rows[name]["latency"]
-    assert abs(sim - hw) / hw <= 0.10, f"{level}: H100 {hw:.1f} vs gpusim {sim:.1f} cycles/step"
+    bound = THRESHOLDS["latency_error"][rows[name]["model"]]
+    assert abs(sim - hw) / hw <= bound, f"{level}: H100 {hw:.1f} vs gpusim {sim:.1f} cycles/step"
 
 
 @pytest.mark.parametrize("name", FAST)
