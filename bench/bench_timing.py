@@ -109,17 +109,19 @@ def main():
         sim_us = r["cycles"] / H100.clock_mhz
         hw_us = measured_us(r["name"], r["size"]) if r["name"] != "100k_ctas" else None
         ref_us = hw_us or sim_us
-        print(f"{r['name']:14s} {r.get('model', 'ptx'):>5s} {r['size']:8d} {r['warp']:11,d} {r['wall']:9.3f} {r['warp'] / r['wall']:12,.0f} "
+        print(f"{r['name']:14s} {r.get('model', 'ptx'):>5s} {r['size']:8d} {r['warp']:11,d} {r['wall']:9.3f} "
+              f"{r['warp'] / r['wall']:12,.0f} "
               f"{r['thread'] / r['wall']:14,.0f} {hw_us or float('nan'):8.1f} {sim_us:8.1f} "
               f"{r['wall'] / (ref_us * 1e-6):10,.0f} {r['peak_mb']:8.0f}")
     if args.model == "both":
         by = {(r["name"], r["model"]): r for r in rows if "model" in r}
-        ratios = [by[(n, "ptx")]["wall"] / by[(n, "sass")]["wall"] for n, _ in CASES if (n, "ptx") in by and (n, "sass") in by]
-        for (n, _), q in zip(CASES, ratios):
+        both = [n for n, _ in CASES if (n, "ptx") in by and (n, "sass") in by]
+        ratios = [by[(n, "ptx")]["wall"] / by[(n, "sass")]["wall"] for n in both]
+        for n, q in zip(both, ratios):
             print(f"SASS-model speed / PTX-model speed, {n}: {q:.2f}x")
         if ratios:
-            print(f"median: {statistics.median(ratios):.2f}x (the SASS model's simulated instructions are PTX instructions "
-                  "too; only the wall time is compared)")
+            print(f"median: {statistics.median(ratios):.2f}x (the SASS model's simulated instructions are PTX "
+                  "instructions too; only the wall time is compared)")
     print("warp-inst/s: simulated warp instructions per wall second (median of repeats, numba cache warm);"
           " H100 us: the kernel's measured time (ncu, validation/data/h100); sim us: gpusim's predicted time;"
           " slowdown: wall time over the H100 time (over the predicted time where none is recorded);"

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gpusim import devrt, jitcache, ptxas, sassmap
-from gpusim.isa import opcodes as oc
 from gpusim.errors import LaunchBoundsError, LaunchError
+from gpusim.isa import opcodes as oc
 from gpusim.kernels import PTXKernel, numba_kernel
 from gpusim.memory.device import DeviceMemory
 from gpusim.params import check_against_signature, flatten_args, numba_type, pack_params

@@ -38,6 +38,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from gpusim import ptxas
 from gpusim.errors import LaunchError
 from gpusim.jitcache import cache_root
@@ -85,7 +87,8 @@ class SassMap:
     @classmethod
     def from_json(cls, d: dict) -> "SassMap":
         return cls({int(k): v for k, v in d["weight"].items()}, {int(k): v for k, v in d["opcodes"].items()},
-                   {int(k): tuple(v) for k, v in d["pipes"].items()}, {int(k): tuple(v) for k, v in d["spill_lines"].items()},
+                   {int(k): tuple(v) for k, v in d["pipes"].items()},
+                   {int(k): tuple(v) for k, v in d["spill_lines"].items()},
                    d["aggregated"], d["total"], d["unmapped"], d["tools"])
 
 
@@ -96,7 +99,8 @@ def find_nvdisasm() -> str | None:
     try:
         import nvidia
         for root in nvidia.__path__:
-            cands += [str(Path(root) / "cu13" / "bin" / "nvdisasm"), str(Path(root) / "cuda_nvdisasm" / "bin" / "nvdisasm")]
+            cands += [str(Path(root) / "cu13" / "bin" / "nvdisasm"),
+                      str(Path(root) / "cuda_nvdisasm" / "bin" / "nvdisasm")]
     except ImportError:
         pass
     exe = ptxas.find()
@@ -247,7 +251,8 @@ def build(blocks: list, text: str) -> SassMap:
     m.opcodes = {ln: dict(c) for ln, c in opcodes.items()}
     # an atomic with a result on a warp-uniform address: ptxas elects one lane (VOTEU.ANY, FLO), adds the
     # warp's count (POPC) in one ATOMG and hands each lane its value (SHFL)
-    m.aggregated = sorted(ln for ln, c in opcodes.items() if ("ATOMG" in c or "ATOM" in c) and ("VOTEU" in c or "VOTE" in c))
+    m.aggregated = sorted(ln for ln, c in opcodes.items()
+                          if ("ATOMG" in c or "ATOM" in c) and ("VOTEU" in c or "VOTE" in c))
     return m
 
 
@@ -275,13 +280,12 @@ def _tool_version(exe: str) -> str:
         return exe
 
 
-def pc_weights(m: SassMap, lines) -> "np.ndarray":
+def pc_weights(m: SassMap, lines) -> np.ndarray:
     """Per pc of a decoded program (`lines[pc]`: its PTX line): the SASS instructions it issues per
     execution, its ALU-pipe instructions, its FMA-pipe cycles, and 1 for a warp-aggregated atomic (an array
     of shape (n, 4)). A line gpusim
     decodes into several pcs shares its weights among them; a line the map does not name (no SASS came
     from it) weighs 0."""
-    import numpy as np
     lines = np.asarray(lines, np.int64)
     per_line = Counter(int(x) for x in lines)
     agg = set(m.aggregated)

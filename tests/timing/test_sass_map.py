@@ -128,8 +128,8 @@ def test_sass_instruction_estimate_matches_the_h100s_count(case):
     """Functional PTX execution x the map's per-line SASS counts against ncu's smsp__inst_executed.sum of the
     very kernel on the H100 (driver ptxas, sm_90a): within 4%. The PTX count is 14-38% under it."""
     import validation  # noqa: F401
-    from validation.cases import all_cases
     from gpusim.launch import _resolve
+    from validation.cases import all_cases
     rec = json.loads((ROOT / "validation" / "data" / "h100" / f"{case}.json").read_text())
     hw = rec["ncu"]["metrics"]["smsp__inst_executed.sum"]["value"]
     c, got = all_cases()[case], []

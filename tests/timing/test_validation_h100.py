@@ -3,7 +3,8 @@
 Tiers: sector and request counts must match exactly, shared-memory wavefronts and bank conflicts
 within ncu's per-launch excess (0.1%, see validation.replay.counter_matches), except the few
 counters listed with a bound and a cause in validation/thresholds.json (counter_exceptions), which
-must stay within that bound; pointer-chase latencies within 10% (12% under the SASS model); cycles within the per-case bound;
+must stay within that bound; pointer-chase latencies within 10%
+(12% under the SASS model); cycles within the per-case bound;
 MAPE bounds for the microbenchmarks (fitted) and, apart, for the held-out programs. The subset is
 the recorded cases that simulate in a few seconds each (`gpusim validate` runs all of them and
 writes validation/REPORT.md).
