@@ -65,6 +65,10 @@ def _run_arguments(r) -> None:
                    help="sanitizers, as compute-sanitizer's: racecheck (shared-memory hazards), synccheck "
                         "(barrier misuse), memcheck (always on), all; several joined by commas. Reports follow the "
                         "results; the exit status is 1 when any is found")
+    r.add_argument("--model", choices=["ptx", "sass"], default="ptx",
+                   help="timing model: ptx (default: gpusim's PTX-only model, needs nothing) or sass (what ptxas makes "
+                        "of the PTX: registers, and per PTX line the SASS instructions and pipes it issues as; needs "
+                        "ptxas and nvdisasm: pip install gpusim[sass] or gpusim[triton])")
     r.add_argument("--lines", action="store_true", help="show the hottest PTX/source lines")
     r.add_argument("--json", help="write every counter to this JSON file, with per-PTX-line and per-source-line "
                                   "counters under 'lines' and 'source_lines' of each launch")

@@ -197,6 +197,8 @@ def _run_target(args, events=False):
                 regs_per_thread=args.regs, check=check)
     if events:
         opts["events"] = True
+    if getattr(args, "model", "ptx") == "sass" and _mode(args) == "timing":
+        opts["model"] = "sass"
     if target.endswith((".ptx", ".cu")):
         results, ok = _run_file(args, opts)
     else:

@@ -106,6 +106,8 @@ def timing_summary(results: list) -> Table:
 
     row("cycles (gpc__cycles_elapsed.max)", lambda r: f"{r.cycles:,}")
     row("time at preset clock", lambda r: f"{r.cycles / r.timing['clock_mhz']:,.2f} us")
+    row("timing model", lambda r: {"sass": "SASS (ptxas's registers, SASS per PTX line)",
+                                   "ptx": "PTX only"}.get(r.timing.get("model", "ptx"), "PTX only"))
     row("IPC (per active SM cycle)", met("sm__inst_executed.avg.per_cycle_active", "{:.2f}"))
     row("occupancy theoretical", met("sm__maximum_warps_per_active_cycle_pct", "{:.1f}%"))
     row("occupancy achieved", met("sm__warps_active.avg.pct_of_peak_sustained_active", "{:.1f}%"))

@@ -153,3 +153,18 @@ def test_spilling_kernel_is_compiled_with_its_local_depot():
         pytest.skip("no ptxas/nvdisasm")
     m = sassmap.weights(PTX, "sm_90")
     assert m.total > 0 and m.weight
+
+
+def test_the_report_says_which_timing_model_ran(capsys, monkeypatch):
+    from gpusim.cli import main
+    assert main(["run", "vecadd", "--small"]) == 0
+    assert "PTX only" in capsys.readouterr().out
+    if HAVE_TOOLS:
+        assert main(["run", "vecadd", "--small", "--model", "sass"]) == 0
+        assert "SASS (ptxas's registers" in capsys.readouterr().out
+    # without ptxas the SASS model is refused by name, and the PTX model still runs
+    monkeypatch.setattr(sassmap.ptxas, "find", lambda: None)
+    monkeypatch.setattr(sassmap, "find_nvdisasm", lambda: None)
+    assert main(["run", "vecadd", "--small", "--model", "sass"]) != 0
+    assert "needs ptxas" in capsys.readouterr().err
+    assert main(["run", "vecadd", "--small"]) == 0
