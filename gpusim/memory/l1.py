@@ -59,6 +59,13 @@ def counters(l1: L1) -> dict:
 
 
 @njit
+def l1_store_local(l1, sm, sector, start):
+    """A local-memory store sector: the L1 keeps local data (write-back on the hardware), so the thread's
+    later loads of it hit; the write still goes on to the L2 (the write-back traffic of evicted lines)."""
+    fill(l1.cache, sm, sector, start + l1.latency, start, False)
+
+
+@njit
 def l1_load(l1, l2, noc, dram, sm, sector, start):
     """A load sector the LSU took at `start`: (cycle its data is ready, cycle the LSU may go on)."""
     l1.counters[LOOKUPS] += 1

@@ -16,7 +16,7 @@ import numpy as np
 from gpusim.isa import opcodes as oc
 from gpusim.jit import njit
 from gpusim.memory.coalescer import coalesce, count_lines
-from gpusim.memory.l1 import l1_load
+from gpusim.memory.l1 import l1_load, l1_store_local
 from gpusim.memory.l2 import l2_access, l2_atomic
 from gpusim.memory.shared_banks import ATOM, LD, ST, same_address_ways, smem_access
 from gpusim.sm.state import TI_ASYNC, TI_ATOM, TI_MASK, TI_SIZE, TI_SPACE, TI_STORE
@@ -109,6 +109,8 @@ def global_access(lsu, l1, l2, noc, dram, tr_addr, mask, size, local_bytes, sm, 
     for k in range(ns):
         sec = lsu.sectors[k]
         if is_store:      # write-through to the L2: the warp need not wait, only its exit does (drain)
+            if is_local:
+                l1_store_local(l1, sm, sec, start)
             lsu.last_drain[0] = max(lsu.last_drain[0], l2_access(l2, noc, dram, sm, sec, start + l1.latency, True))
             continue
         if bypass_l1:     # cp.async.cg: cached in the L2 only
