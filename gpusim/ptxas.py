@@ -72,7 +72,7 @@ def resources(text: str, arch: str) -> dict[str, KernelResources]:
     if exe is None:
         raise LaunchError("model='sass' needs ptxas: install gpusim[triton] (Triton bundles it) or the "
                           "nvidia-cuda-nvcc wheel, or set GPUSIM_PTXAS; model='ptx' needs nothing")
-    version = _version(exe)
+    version = tool_version(exe)
     key = hashlib.sha256(f"{version}\0{arch}\0{text}".encode()).hexdigest()[:24]
     path = cache_root() / "ptxas" / f"{key}.json"
     if path.exists():
@@ -122,7 +122,8 @@ def parse(info: str) -> dict[str, KernelResources]:
     return out
 
 
-def _version(exe: str) -> str:
+def tool_version(exe: str) -> str:
+    """The tail of `exe --version` (ptxas, nvdisasm): part of the cache keys."""
     try:
         return subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=30).stdout.strip()[-80:]
     except (OSError, subprocess.SubprocessError):

@@ -141,7 +141,7 @@ def weights(text: str, arch: str) -> SassMap:
     if exe is None or dis is None:
         raise LaunchError("model='sass' needs ptxas and nvdisasm: install gpusim[sass] (or gpusim[triton], which "
                           "bundles both), or set GPUSIM_PTXAS/GPUSIM_NVDISASM; model='ptx' needs nothing")
-    tools = f"{ptxas._version(exe)} | {_tool_version(dis)}"
+    tools = f"{ptxas.tool_version(exe)} | {ptxas.tool_version(dis)}"
     key = hashlib.sha256(f"map5\0{tools}\0{arch}\0{text}".encode()).hexdigest()[:24]
     path = cache_root() / "ptxas" / f"{key}.map.json"
     if path.exists():
@@ -272,12 +272,6 @@ def _fill_lines(lines: list) -> list:
             nxt = out[i]
     return out
 
-
-def _tool_version(exe: str) -> str:
-    try:
-        return subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=30).stdout.strip()[-60:]
-    except (OSError, subprocess.SubprocessError):
-        return exe
 
 
 def pc_weights(m: SassMap, lines) -> np.ndarray:

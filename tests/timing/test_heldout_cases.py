@@ -1,4 +1,4 @@
-"""The held-out whole-kernel cases ported from public code (validation/cases/heldout.py) are well-formed:
+"""The held-out whole-kernel cases ported from public code (validation/cases/heldout/) are well-formed:
 unique `ho_` names in the programs group, bit-exact checks, one launch of their kernel at their own grid and
 block, full-size inputs whose numpy reference agrees in keys, shapes and dtypes with what the kernel
 writes, deterministic inputs, and small variants (same kernels, fewer blocks) that give the reference in

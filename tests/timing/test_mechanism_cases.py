@@ -1,4 +1,4 @@
-"""The mechanism microbenchmarks (validation/cases/mechanisms.py) are well-formed cases: each builds
+"""The mechanism microbenchmarks (validation/cases/mechanisms/) are well-formed cases: each builds
 deterministic inputs whose numpy reference agrees in keys, shapes and dtypes with what the kernel writes,
 checks bit-exactly, is one launch of its kernel at its own grid and block, and its small variant (same
 kernel, fewer blocks and steps) gives the reference in gpusim's functional mode. Full-size timing runs

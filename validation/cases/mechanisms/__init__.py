@@ -1,0 +1,84 @@
+"""Mechanism microbenchmarks for the H100 fitting set: one GPU mechanism per family (GROUP).
+
+All are single launches with integer data or exact small-integer float32 arithmetic, so every check
+is bit-exact (RTOL = ATOL = 0). Sizes aim at 3-300 us on an H100 and under a minute of gpusim
+timing-mode simulation each (on a 2-core machine). `small_cases()` gives small variants of every
+kernel for numba's CUDA simulator (validation/smoke.py) and for quick gpusim functional checks.
+
+- gatomics: contended GLOBAL int32 atomics (cuda.atomic.add, result unused: atom.global.add.u32 in
+  PTX, REDG in the driver's SASS as for atomics.py; Triton's offline ptxas 12.9 keeps ATOMG for both).
+  528 x 256 threads. The bin of each atomic comes from an in-kernel integer hash of (thread, rep,
+  seed), so no index array is loaded and only the atomics move data. Reps per thread are kept low
+  enough that a per-address (or per-line) serialising L2 stays under ~250 us.
+    gatomic_bins256       256 bins (8 lines of 128 B), uniform random bin per atomic, 8 per thread
+    gatomic_bins256_skew  the same, but half of the atomics (hash bit 0) go to bin 0; 2 per thread
+                          (bin 0 alone receives ~135 k adds, ~16 lanes of every warp RED)
+    gatomic_per_cta       one address per CTA (counters[blockIdx], 528 contiguous words), 8 per thread
+    gatomic_bins4096      4096 bins (128 lines), uniform, 8 per thread
+    gatomic_strided       one address per thread, 32 words (128 B) apart: every warp RED touches 32
+                          lines (32 sectors), no two lanes share one; 8 per thread
+- dispatch: CTA launch rate with CTAs too short to matter. Thread 0 of every CTA records %smid and
+  its start %clock64; `derive` gives per-SM CTA counts and the intervals between CTA starts on one
+  SM (%clock64 compared only within an SM).
+    dispatch_c32     65536 CTAs x 32 threads, each thread writes one word
+    dispatch_c256    16384 CTAs x 256 threads, each thread writes one word
+    dispatch_fma128  16384 CTAs x 128 threads, 48 dependent FMAs (~200 cycles) then one store
+- local: a 64-word cuda.local.array per thread (st.local/ld.local; LDL/STL), initialised (16
+  st.local.v4) then walked by a data-dependent chain of 96 steps: each step loads loc[j] (ld.local),
+  writes loc[j] + 64 back (st.local), and the next index is (value + step) & 63. Indices are
+  warp-uniform (values differ per lane only above bit 6), so each warp access is one 128 B line of
+  the lane-interleaved local space (4 sectors). 256 B of local data per thread: 64 KiB per SM at 8
+  warps/SM (fits the L1), 512 KiB per SM at 64 warps/SM (does not: local traffic misses to the L2).
+  `derive`: cycles per step per warp.
+    local_w8      132 x 256 (1 CTA = 8 warps per SM)
+    local_w64     1056 x 256 (8 CTAs = 64 warps per SM: full occupancy at <= 32 registers, which
+                  Triton's ptxas 12.9 gives: 32)
+- mlp: memory-level parallelism of one warp. Grid-stride int32 sum over 66 MiB (264 x 256 threads,
+  256 elements each), as 1, 2 or 4 independent chains per thread: the address of a chain's next
+  load depends on the value of its previous one (+ (v >> 8), always 0 since v < 8), so neither LLVM
+  nor ptxas can batch loads across iterations and exactly L loads per thread are in flight. Same
+  bytes, same grid. `derive`: cycles per dependent round per warp.
+    mlp_l1, mlp_l2, mlp_l4
+- smem_pipe: shared-memory throughput per wavefront, conflict-free, full occupancy (1056 x 256,
+  16 KiB of shared memory per CTA; 30-32 registers with ptxas 12.9). Each thread runs 24
+  iterations x 8 independent accesses of 32, 64 or 128 bits per lane (loads into 8 float32
+  accumulators, 4 for 64-bit; stores of 8 rows): a 16-byte aligned shared array (numba's
+  `alignment=16`) lets LLVM merge 2 or 4 adjacent words into ld/st.shared.v2/v4 (LDS.64/128), so
+  1, 2 and 4 wavefronts per warp access. Loads sum float32 copies of small integers (exact); stores
+  write each word's own index (all warps of a CTA write the same value to a word, so the final
+  contents are order-independent) and are checked by reading the array back after the loop. Lane 0
+  of each warp records %smid and its loop's %clock64 bounds; `derive` gives SM cycles per warp
+  access (accesses issued on the SM / its span), valid whatever the occupancy turns out to be.
+    smem_ld32, smem_ld64, smem_ld128, smem_st32, smem_st64, smem_st128
+- exposed: exposed global-load latency with few warps, an SGEMM-like loop: per iteration each thread
+  loads one tile element from global into shared, __syncthreads, 16 dependent FMAs reading the
+  tile from shared (16-thread groups share a row: 2 addresses per warp, conflict-free),
+  __syncthreads; 64 iterations, 132 CTAs (1 per SM). No prefetching, so every iteration waits for
+  its load. `derive`: cycles per iteration (thread 0's %clock64).
+    exposed_b64   132 x 64  (2 warps per SM)
+    exposed_b256  132 x 256 (8 warps per SM)
+"""
+from __future__ import annotations
+
+from validation.cases.mechanisms.dispatch import _dispatch_case, dispatch_cases
+from validation.cases.mechanisms.exposed import _exposed_case
+from validation.cases.mechanisms.gatomics import gatomics_cases
+from validation.cases.mechanisms.local_mem import _local_case, local_cases
+from validation.cases.mechanisms.mlp import MLP_KERNELS, _mlp_case
+from validation.cases.mechanisms.smem_pipe import smem_cases
+
+
+def small_cases() -> list:
+    """Small variants from the same factories and kernels, for numba's CUDA simulator (smoke.py)."""
+    out = gatomics_cases(grid=2, block=64, reps=3, skew_reps=2)
+    out += [_dispatch_case("dispatch_c32", "", 8, 32), _dispatch_case("dispatch_c256", "", 3, 64),
+            _dispatch_case("dispatch_fma128", "", 3, 64, 1)]
+    out += [_local_case("local", "", 1, 64, iters=8)]
+    out += [_mlp_case(n, grid=2, block=32, per_thread=8) for n in MLP_KERNELS]
+    out += smem_cases(grid=1, block=64, iters=2)
+    out += [_exposed_case(32, grid=2, iters=2), _exposed_case(64, grid=1, iters=3)]
+    return out
+
+
+CASES = (gatomics_cases() + dispatch_cases() + local_cases() + [_mlp_case(n) for n in MLP_KERNELS]
+         + smem_cases() + [_exposed_case(64), _exposed_case(256)])

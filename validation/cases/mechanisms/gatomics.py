@@ -1,0 +1,126 @@
+"""Mechanism microbenchmarks: gatomics: contended global atomics.
+
+The family and its cases are described in validation/cases/mechanisms/__init__.py.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import cuda
+from numba.cuda import config
+
+from validation.cases._case import make_case
+
+# is what lets LLVM's load/store vectorizer merge adjacent words into v2/v4 shared accesses.
+ALIGN = None if config.ENABLE_CUDASIM else 16
+MASK32 = 0xFFFFFFFF
+HASH_MUL = 0x45D9F3B
+
+
+
+# ----------------------------------------------------------------------------------------------
+# gatomics: contended global atomics
+# ----------------------------------------------------------------------------------------------
+
+GA_GRID, GA_BLOCK = 528, 256
+
+
+def gatomic_hash(seed, mask, skew, reps, counters):
+    t = cuda.grid(1)
+    for k in range(reps):
+        x = (t * reps + k) ^ seed
+        x = ((x ^ (x >> 16)) * HASH_MUL) & MASK32
+        x = ((x ^ (x >> 16)) * HASH_MUL) & MASK32
+        x = x ^ (x >> 16)
+        b = (x >> 8) & mask
+        if x & skew:
+            b = 0
+        cuda.atomic.add(counters, b, 1)
+
+
+def gatomic_fixed(shift, stride, reps, counters):
+    t = cuda.grid(1)
+    idx = (t >> shift) * stride
+    for _ in range(reps):
+        cuda.atomic.add(counters, idx, 1)
+
+
+def _hash_np(t, k, reps, seed):
+    x = (t * reps + k) ^ seed
+    x = ((x ^ (x >> 16)) * HASH_MUL) & MASK32
+    x = ((x ^ (x >> 16)) * HASH_MUL) & MASK32
+    return x ^ (x >> 16)
+
+
+def _seed(seed):
+    return np.int64((0x2545F491 + 0x9E3779B1 * int(seed)) & 0x7FFFFFFF)
+
+
+def _ga_hash_case(name, desc, bins, skew, reps, grid=GA_GRID, block=GA_BLOCK):
+    nth = grid * block
+
+    def inputs(seed=0):
+        return {"seed": _seed(seed), "mask": np.int64(bins - 1), "skew": np.int64(skew),
+                "reps": np.int64(reps), "counters": np.zeros(bins, np.int32)}
+
+    def bins_of(inp):
+        t = np.arange(nth, dtype=np.int64)[:, None]
+        k = np.arange(reps, dtype=np.int64)[None, :]
+        x = _hash_np(t, k, reps, int(inp["seed"]))
+        b = (x >> 8) & (bins - 1)
+        return np.where(x & skew, 0, b)
+
+    def reference(inp):
+        return {"counters": np.bincount(bins_of(inp).ravel(), minlength=bins).astype(np.int32)}
+
+    def derive(out, inp):
+        b = bins_of(inp)                                   # (threads, reps)
+        per_warp = b.reshape(nth // 32, 32, reps).transpose(0, 2, 1)   # (warps, reps, lanes)
+        distinct = np.array([[np.unique(r).size for r in w] for w in per_warp[:64]])
+        c = np.asarray(out["counters"], np.int64)
+        return {"atomics_total": nth * reps, "warp_instructions": nth // 32 * reps, "bins": bins,
+                "hot_bin_share": float(c.max()) / (nth * reps),
+                "distinct_addresses_per_warp_instr_mean": float(distinct.mean()),
+                "lines_touched_total": -(-bins * 4 // 128)}
+
+    return make_case(name, desc, "gatomics", gatomic_hash, grid, block, inputs, reference,
+                     ("seed", "mask", "skew", "reps", "counters"), ("counters",), derive=derive)
+
+
+def _ga_fixed_case(name, desc, shift, stride, reps, grid=GA_GRID, block=GA_BLOCK):
+    nth = grid * block
+    size = ((nth - 1) >> shift) * stride + 1
+
+    def inputs(seed=0):
+        return {"shift": np.int64(shift), "stride": np.int64(stride), "reps": np.int64(reps),
+                "counters": np.zeros(size, np.int32)}
+
+    def reference(inp):
+        idx = (np.arange(nth) >> shift) * stride
+        return {"counters": (np.bincount(idx, minlength=size) * reps).astype(np.int32)}
+
+    def derive(out, inp):
+        idx = (np.arange(nth) >> shift) * stride
+        return {"atomics_total": nth * reps, "warp_instructions": nth // 32 * reps,
+                "distinct_addresses": int(np.unique(idx).size),
+                "lines_per_warp_instr": int(np.unique(idx[:32] * 4 // 128).size)}
+
+    return make_case(name, desc, "gatomics", gatomic_fixed, grid, block, inputs, reference,
+                     ("shift", "stride", "reps", "counters"), ("counters",), derive=derive)
+
+
+def gatomics_cases(grid=GA_GRID, block=GA_BLOCK, reps=8, skew_reps=2):
+    nth = grid * block
+    cta_shift = int(block).bit_length() - 1
+    assert 1 << cta_shift == block
+    return [
+        _ga_hash_case("gatomic_bins256", f"{nth * reps} global int32 atomic adds to 256 bins, uniform "
+                      "random bin per atomic", 256, 0, reps, grid, block),
+        _ga_hash_case("gatomic_bins256_skew", f"{nth * skew_reps} global atomic adds to 256 bins, half of "
+                      "them to bin 0 (hot address), the rest uniform", 256, 1, skew_reps, grid, block),
+        _ga_fixed_case("gatomic_per_cta", f"{nth * reps} global atomic adds, one address per CTA "
+                       f"({grid} contiguous words)", cta_shift, 1, reps, grid, block),
+        _ga_hash_case("gatomic_bins4096", f"{nth * reps} global atomic adds to 4096 bins, uniform random "
+                      "bin per atomic", 4096, 0, reps, grid, block),
+        _ga_fixed_case("gatomic_strided", f"{nth * reps} global atomic adds, one address per thread "
+                       "32 words apart (32 lines per warp RED)", 0, 32, reps, grid, block),
+    ]
