@@ -37,7 +37,7 @@ __all__ = ["jit_launch", "on_gpusim", "compile_for", "reinterpret", "arch_of", "
            "INSTALL_HINT"]
 
 # keywords of jit_launch that go to gpusim.launch rather than to the kernel or to Triton
-LAUNCH_KEYS = ("max_instructions", "check", "progress", "regs_per_thread", "stack_size", "events")
+LAUNCH_KEYS = ("max_instructions", "check", "progress", "regs_per_thread", "stack_size", "events", "model")
 
 
 def _split(fn, arch, args, kwargs):
@@ -127,7 +127,7 @@ def jit_launch(fn, grid, *args, num_warps: int = 4, num_stages: int = 3, gpu="h1
 
     meta: the kernel's constexpr (and other) arguments by name, and Triton compile options
     (enable_fp_fusion, maxnreg, ...). arch overrides the compute capability compiled for (default:
-    the preset's). max_instructions, check, regs_per_thread, stack_size and progress go to
+    the preset's). max_instructions, check, regs_per_thread, stack_size, model and progress go to
     gpusim.launch. Returns gpusim's LaunchResult; numpy arrays are updated in place.
     """
     spec = get_preset(gpu) if isinstance(gpu, str) else gpu

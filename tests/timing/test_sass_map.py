@@ -168,3 +168,14 @@ def test_the_report_says_which_timing_model_ran(capsys, monkeypatch):
     assert main(["run", "vecadd", "--small", "--model", "sass"]) != 0
     assert "needs ptxas" in capsys.readouterr().err
     assert main(["run", "vecadd", "--small"]) == 0
+
+
+@needs_tools
+@pytest.mark.parametrize("program", ["triton_softmax", "triton_matmul_tma"])
+def test_sass_model_runs_triton_generated_ptx(program, capsys):
+    """Triton's PTX (its own .file/.loc lines; sm_90a wgmma and TMA for the matmul) maps and times."""
+    pytest.importorskip("triton")
+    from gpusim.cli import main
+    assert main(["run", program, "--small", "--model", "sass"]) == 0
+    out = capsys.readouterr().out
+    assert "result matches the numpy reference" in out and "SASS (ptxas's registers" in out
