@@ -49,6 +49,9 @@ _LINE = re.compile(r'//## File "ptx", line (\d+)')
 _INS = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
 _LABEL = re.compile(r"^(\.L_x_\d+):")
 _SELF_BRANCH = re.compile(r"^BRA\s+`\((\.L_x_\d+)\)")
+_BRANCH_TARGET = re.compile(r"`\((\.L_x_\d+)\)")
+_PTX_LABEL = re.compile(r"^\s*(\$?[\w$]+):")
+_PTX_BRANCH = re.compile(r"\bbra(?:\.uni)?\s+(\$?[\w$]+)\s*;")
 # Hopper's sub-partition pipes (as ncu names them): the ALU pipe (16 lanes: a warp instruction every 2
 # cycles) and the FMA pipe (FP32 on two datapaths, one per cycle; integer multiply-add only on the heavy
 # one, every 2 cycles): in FMA-pipe cycles per instruction
@@ -142,12 +145,13 @@ def weights(text: str, arch: str) -> SassMap:
         raise LaunchError("model='sass' needs ptxas and nvdisasm: install gpusim[sass] (or gpusim[triton], which "
                           "bundles both), or set GPUSIM_PTXAS/GPUSIM_NVDISASM; model='ptx' needs nothing")
     tools = f"{ptxas.tool_version(exe)} | {ptxas.tool_version(dis)}"
-    key = hashlib.sha256(f"map5\0{tools}\0{arch}\0{text}".encode()).hexdigest()[:24]
+    key = hashlib.sha256(f"map7\0{tools}\0{arch}\0{text}".encode()).hexdigest()[:24]
     path = cache_root() / "ptxas" / f"{key}.map.json"
     if path.exists():
         return SassMap.from_json(json.loads(path.read_text()))
     listing = disassemble(exe, dis, tag_lines(text), arch)
-    m = build(parse_listing(listing), text)
+    blocks, in_loop = parse_blocks(listing)
+    m = build(blocks, text, in_loop)
     m.tools = tools
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(m.to_json()))
@@ -170,7 +174,15 @@ def disassemble(exe: str, dis: str, tagged: str, arch: str) -> str:
 
 def parse_listing(listing: str) -> list[list[tuple[str, int | None]]]:
     """SASS basic blocks, each a list of (instruction text, PTX line or None), per `nvdisasm -g -c`."""
+    return parse_blocks(listing)[0]
+
+
+def parse_blocks(listing: str) -> tuple[list, list]:
+    """The SASS basic blocks (as `parse_listing`) and, per block, whether it lies in a loop: between a
+    label and a later branch back to it."""
     blocks, cur, line, labels_at = [], [], None, []
+    starts: dict = {}            # label -> index of the block it starts
+    back: list = []              # (first block, last block) of each backward branch
     for raw in listing.splitlines():
         s = raw.strip()
         if s.startswith(".text.") or s.startswith(".section"):
@@ -184,6 +196,7 @@ def parse_listing(listing: str) -> list[list[tuple[str, int | None]]]:
             if cur:
                 blocks.append(cur)
             cur, labels_at = [], [lab.group(1)]
+            starts[lab.group(1)] = len(blocks)
             continue
         ins = _INS.search(s)
         if not ins:
@@ -196,12 +209,33 @@ def parse_listing(listing: str) -> list[list[tuple[str, int | None]]]:
         if sb and not cur and sb.group(1) in labels_at:
             continue             # the dead `BRA self` after the last EXIT
         cur.append((text, line))
+        tgt = _BRANCH_TARGET.search(text)
+        if op == "BRA" and tgt and tgt.group(1) in starts:
+            back.append((starts[tgt.group(1)], len(blocks)))
         if op in _ENDS_BLOCK:
             blocks.append(cur)
             cur, labels_at = [], []
     if cur:
         blocks.append(cur)
-    return blocks
+    in_loop = [False] * len(blocks)
+    for first, last in back:
+        for b in range(first, min(last, len(blocks) - 1) + 1):
+            in_loop[b] = True
+    return blocks, in_loop
+
+
+def ptx_loops(text: str) -> list:
+    """PTX loops as (first line, last line): from a label to a later branch back to it."""
+    at, out = {}, []
+    for i, s in enumerate(text.splitlines(), 1):
+        lab = _PTX_LABEL.match(s)
+        if lab:
+            at[lab.group(1)] = i
+            continue
+        br = _PTX_BRANCH.search(s)
+        if br and br.group(1) in at:
+            out.append((at[br.group(1)], i))
+    return out
 
 
 def _opcode(text: str) -> str:
@@ -212,9 +246,12 @@ def _opcode(text: str) -> str:
     return t[0].split(".")[0] if t else ""
 
 
-def build(blocks: list, text: str) -> SassMap:
-    """Per-line weights from the SASS blocks (see the module's docstring)."""
+def build(blocks: list, text: str, in_loop: list | None = None) -> SassMap:
+    """Per-line weights from the SASS blocks (see the module's docstring). in_loop: per block, whether it
+    lies in a SASS loop (`parse_blocks`): a line inside a PTX loop then counts only its copies in SASS
+    loops or unrolled blocks (`_kept_copies`)."""
     ptx = text.splitlines()
+    kept = _kept_copies(blocks, in_loop, ptx_loops(text), text) if in_loop is not None else None
     one_to_one = {i + 1 for i, s in enumerate(ptx) if _ONE_TO_ONE.match(s)}
     local_lines = {i + 1 for i, s in enumerate(ptx) if re.search(r"\b(ld|st)\.local\b", s)}
     m = SassMap()
@@ -222,18 +259,17 @@ def build(blocks: list, text: str) -> SassMap:
     spills: dict = defaultdict(lambda: [0.0, 0.0])
     pipe_use: dict = defaultdict(lambda: [0.0, 0.0])
     opcodes: dict = defaultdict(Counter)
-    for blk in blocks:
+    for bi, blk in enumerate(blocks):
         lines = _fill_lines([ln for _, ln in blk])
         m.unmapped += sum(1 for ln in lines if ln is None)
         counts = Counter(ln for ln in lines if ln is not None)
         m.total += len(blk)
-        primary = Counter(ln for (ins, _), ln in zip(blk, lines) if ln in one_to_one and _opcode(ins) in _PRIMARY)
-        steady = Counter(primary.values())
-        unroll = max(1, steady.most_common(1)[0][0]) if steady else 1
+        unroll = _unroll(blk, lines, one_to_one)
         for ln, c in counts.items():
-            per_line_copies[ln].append(c / unroll)
+            if kept is None or (bi, ln) in kept:
+                per_line_copies[ln].append(c / unroll)
         for (ins, _), ln in zip(blk, lines):
-            if ln is None:
+            if ln is None or (kept is not None and (bi, ln) not in kept):
                 continue
             op = _opcode(ins)
             opcodes[ln][op] += 1
@@ -254,6 +290,37 @@ def build(blocks: list, text: str) -> SassMap:
     m.aggregated = sorted(ln for ln, c in opcodes.items()
                           if ("ATOMG" in c or "ATOM" in c) and ("VOTEU" in c or "VOTE" in c))
     return m
+
+
+def _unroll(blk, lines, one_to_one) -> int:
+    """A block's unroll factor: the commonest count, per line, of its primary SASS of one-to-one lines."""
+    primary = Counter(ln for (ins, _), ln in zip(blk, lines) if ln in one_to_one and _opcode(ins) in _PRIMARY)
+    steady = Counter(primary.values())
+    return max(1, steady.most_common(1)[0][0]) if steady else 1
+
+
+def _kept_copies(blocks, in_loop, loops, text) -> set:
+    """(block, line) pairs whose SASS counts per execution of the line. A line inside a PTX loop that ptxas
+    kept as a loop (some line of it has SASS in a SASS loop or an unrolled block) counts only its copies
+    there: its others were hoisted out of the loop or peeled off it, and run once per loop, not per trip."""
+    ptx = text.splitlines()
+    one_to_one = {i + 1 for i, s in enumerate(ptx) if _ONE_TO_ONE.match(s)}
+    where: dict = defaultdict(list)          # line -> [(block, in a loop or unrolled)]
+    for bi, blk in enumerate(blocks):
+        lines = _fill_lines([ln for _, ln in blk])
+        looped = in_loop[bi] or _unroll(blk, lines, one_to_one) > 1
+        for ln in set(lines):
+            if ln is not None:
+                where[ln].append((bi, looped))
+    kept_loops = [(a, b) for a, b in loops
+                  if any(looped for ln in range(a, b + 1) for _, looped in where.get(ln, ()))]
+    kept = set()
+    for ln, copies in where.items():
+        if any(a <= ln <= b for a, b in kept_loops):
+            kept.update((bi, ln) for bi, looped in copies if looped)
+        else:
+            kept.update((bi, ln) for bi, _ in copies)
+    return kept
 
 
 def _fill_lines(lines: list) -> list:

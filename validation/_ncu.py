@@ -36,6 +36,15 @@ BASE_METRICS = [
     "lts__t_sectors_op_read.sum", "lts__t_sectors_op_write.sum", "lts__t_sectors_op_red.sum",
     "lts__t_sectors_op_atom.sum", "dram__throughput.avg.pct_of_peak_sustained_elapsed",
     "smsp__average_warp_latency_per_inst_issued.ratio",
+    # issue pipes (added 2026-11-24): instructions per pipe and its busy cycles, for the ALU/FMA issue rates
+    "sm__inst_executed_pipe_alu.sum", "sm__inst_executed_pipe_fma.sum", "sm__inst_executed_pipe_fmaheavy.sum",
+    "sm__inst_executed_pipe_fmalite.sum", "sm__inst_executed_pipe_lsu.sum", "sm__inst_executed_pipe_uniform.sum",
+    "sm__pipe_alu_cycles_active.sum", "sm__pipe_fma_cycles_active.sum", "sm__pipe_fmaheavy_cycles_active.sum",
+    "sm__pipe_fmalite_cycles_active.sum", "sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active",
+    "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
+    "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active",
+    "sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active",
+    "smsp__issue_active.avg.pct_of_peak_sustained_active",
 ]
 
 STALL_REASONS = ["long_scoreboard", "short_scoreboard", "barrier", "mio_throttle", "lg_throttle",

@@ -5,7 +5,8 @@ cycles; a hit is back at the SM `latency` cycles after the request left the L1 (
 cost for a far slice, gpusim/memory/interconnect.py); a miss asks DRAM half-way through and the
 data returns the other half later. Stores write-allocate as dirty sectors; dirty sectors are
 written to DRAM when evicted. Atomics are performed at the slice, `atomic_interval` cycles per
-operation on one sector.
+operation on one sector, by the atomic unit of the slice that owns the sector's `atomic_unit_bytes`
+chunk: a small array of counters belongs to one or two atomic units and its atomics queue there.
 """
 from __future__ import annotations
 
@@ -36,6 +37,10 @@ class L2Spec:
     atomic_latency: int = param(300, "cycles", "a global atomic's round trip when it does not wait", (0, MAX_CYCLES))
     atomic_interval: float = param(1.46, "cycles", "slice time per atomic operation on one sector (fitted: atomics)",
                                    (0.0, 10_000.0))
+    atomic_unit_bytes: int = param(512, "B", "contiguous bytes whose atomics one slice's atomic unit performs "
+                                             "(fitted: gatomic_per_cta and gatomic_bins256, whose busiest slice "
+                                             "performs the atomics of exactly 512 B of counters, "
+                                             "lts__t_sectors_op_red.max)", (128, 1 << 20))
     replacement: str = param("lru", "name", "replacement policy: lru | fifo | srrip (gpusim/memory/replacement.py)")
 
     def validate(self, prefix: str = "") -> None:
@@ -50,12 +55,16 @@ class L2Spec:
         if self.size < 128 * self.assoc:      # 128-B lines (gpusim/memory/cache.py)
             raise ConfigError(f"bad value for '{prefix}size': must hold at least one set "
                               f"({self.assoc} ways of 128-B lines = {128 * self.assoc} B), got {self.size}")
+        if self.atomic_unit_bytes < 128 or self.atomic_unit_bytes & (self.atomic_unit_bytes - 1):
+            raise ConfigError(f"bad value for '{prefix}atomic_unit_bytes': must be a power of two of at least "
+                              f"one 128-B line, got {self.atomic_unit_bytes}")
         if self.bandwidth <= 0:
             raise ConfigError(f"bad value for '{prefix}bandwidth': must be positive")
         check_policy(self.replacement, prefix + "replacement")
 
 
-L2 = namedtuple("L2", "cache slice_free latency atomic_latency slice_bandwidth atomic_interval counters probe")
+L2 = namedtuple("L2", "cache slice_free latency atomic_latency slice_bandwidth atomic_interval counters probe "
+                     "atomic_free atomic_shift")
 LOOKUPS, HITS = range(2)      # counters
 # probe: (slice, cycle the sector got to it, hit) of the slowest access since the caller set probe[0] = -1
 # (a miss outranks a hit); the event recorder reads it for the requests it samples (gpusim/timing/events.py)
@@ -64,7 +73,8 @@ LOOKUPS, HITS = range(2)      # counters
 def make_state(spec: L2Spec) -> L2:
     return L2(make_cache(1, spec.size, spec.assoc, spec.replacement), np.zeros(spec.slices, np.float64),
               np.int64(spec.latency), np.int64(spec.atomic_latency), np.float64(spec.bandwidth / spec.slices),
-              np.float64(spec.atomic_interval), np.zeros(2, np.int64), np.full(3, -1, np.int64))
+              np.float64(spec.atomic_interval), np.zeros(2, np.int64), np.full(3, -1, np.int64),
+              np.zeros(spec.slices, np.float64), np.int64(spec.atomic_unit_bytes.bit_length() - 6))
 
 
 def counters(l2: L2) -> dict:
@@ -75,9 +85,10 @@ def counters(l2: L2) -> dict:
 
 
 @njit
-def slice_of(sector, n):
-    line = sector >> 2
-    h = line ^ (line >> 7) ^ (line >> 13)
+def slice_of(sector, n, shift=2):
+    """The slice of a sector: its chunk of 32 << shift bytes (a 128-B line by default), hashed over n."""
+    c = sector >> shift
+    h = c ^ (c >> 7) ^ (c >> 13)
     return h % n
 
 
@@ -125,13 +136,17 @@ def l2_access(l2, noc, dram, sm, sector, now, is_write):
 
 @njit
 def l2_atomic(l2, noc, dram, sm, sector, now, ways):
-    """An atomic on one sector at its slice, `ways` operations deep: the cycle its result is back."""
+    """An atomic on one sector at its slice, `ways` operations deep (the most lanes on one of its
+    addresses: distinct addresses of one sector are one operation): the cycle its result is back."""
     nsl = l2.slice_free.shape[0]
     sl = slice_of(sector, nsl)
+    au = slice_of(sector, nsl, l2.atomic_shift)     # the slice whose atomic unit owns the sector
     h = hop(noc, sm, sl, nsl)
     t = max(np.float64(now + h), l2.slice_free[sl])
+    l2.slice_free[sl] = t + 32.0 / l2.slice_bandwidth
+    t = max(t, l2.atomic_free[au])
     busy = l2.atomic_interval * ways          # the read-modify-write operations, one after another
-    l2.slice_free[sl] = t + busy + 32.0 / l2.slice_bandwidth
+    l2.atomic_free[au] = t + busy
     l2.counters[LOOKUPS] += 1
     ti = np.int64(t + busy)
     hit = probe(l2.cache, 0, sector, ti) >= 0

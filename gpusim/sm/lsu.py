@@ -32,6 +32,9 @@ class LSUSpec:
     queue: int = param(64, "cycles", "LSU work warps may queue ahead before they stall on lg_throttle", (0, MAX_CYCLES))
     atomic_same_address_cycles: int = param(16, "cycles", "serialisation per extra lane on one address in a warp "
                                                           "(fitted: atomics)", (0, 10_000))
+    atomic_line_cycles: int = param(3, "cycles", "LSU cycles per 128-B line past the first that a global atomic "
+                                                 "touches, each line its own request to the L2 (fitted: "
+                                                 "gatomic_strided)", (0, 10_000))
     store_line_cycles: int = param(1, "cycles", "LSU cycles per 128-B line a store writes. Not fitted: 8 fits "
                                                 "store_s01..s32 (their time grows with lines per request) but sends "
                                                 "the held-out transpose_naive from -48% to +82%; the H100's DRAM "
@@ -45,7 +48,7 @@ class LSUSpec:
 
 
 LSU = namedtuple("LSU", "issue_interval queue atomic_same_address free_at drain_at last_drain counters "
-                       "pc_sectors pc_requests addrs sectors groups store_line aggregated")
+                       "pc_sectors pc_requests addrs sectors groups store_line aggregated atomic_line")
 # cp.async groups per warp: `open` the latest landing cycle of copies not yet committed, `ring` that of
 # the newest GROUP_RING committed groups (group k in slot k % GROUP_RING), `count` groups committed,
 # `old` the latest landing cycle of the groups that left the ring
@@ -64,7 +67,8 @@ def make_state(spec: LSUSpec, n_sm: int, n_warps: int, n_pcs: int, aggregated=No
                AsyncGroups(np.zeros(n_warps, np.int64), np.zeros((n_warps, GROUP_RING), np.int64),
                            np.zeros(n_warps, np.int64), np.zeros(n_warps, np.int64)),
                np.int64(spec.store_line_cycles),
-               np.zeros(n_pcs, np.int64) if aggregated is None else np.asarray(aggregated, np.int64))
+               np.zeros(n_pcs, np.int64) if aggregated is None else np.asarray(aggregated, np.int64),
+               np.int64(spec.atomic_line_cycles))
 
 
 def counters(lsu: LSU) -> dict:
@@ -127,18 +131,36 @@ def global_access(lsu, l1, l2, noc, dram, tr_addr, mask, size, local_bytes, sm, 
 
 
 @njit
+def sector_ways(addrs, mask, sector):
+    """The most active lanes on one address inside 32-byte `sector`: the slice's operations on it."""
+    worst = 1
+    for a in range(32):
+        if not (mask >> a) & 1 or addrs[a] >> 5 != sector:
+            continue
+        c = 0
+        for b in range(a, 32):
+            if (mask >> b) & 1 and addrs[b] == addrs[a]:
+                c += 1
+        worst = max(worst, c)
+    return worst
+
+
+@njit
 def global_atomic(lsu, l1, l2, noc, dram, tr_addr, mask, size, sm, pc, now, w):
-    """Atomics/reductions at L2. Lanes on one address serialise at the SM and again at the slice;
-    distinct addresses in one sector share an L2 operation."""
+    """Atomics/reductions at L2. Lanes on one address serialise at the SM (the warp's busiest address)
+    and again at the slice (per sector, its busiest address); distinct addresses in one sector share
+    an L2 operation."""
     lsu.counters[ATOM_REQUESTS] += 1
     lsu.pc_requests[pc] += 1
     worst = 1 if lsu.aggregated[pc] != 0 else same_address_ways(tr_addr, mask)
     start = max(now, lsu.free_at[sm])
-    lsu.free_at[sm] = start + lsu.issue_interval + lsu.atomic_same_address * (worst - 1)
     ns = coalesce(tr_addr, mask, size, lsu.sectors)
+    lines = count_lines(lsu.sectors, ns)
+    lsu.free_at[sm] = start + lsu.issue_interval + lsu.atomic_line * (lines - 1) + lsu.atomic_same_address * (worst - 1)
     done = start
     for k in range(ns):
-        done = max(done, l2_atomic(l2, noc, dram, sm, lsu.sectors[k], start + l1.latency, worst))
+        ways = 1 if worst == 1 else sector_ways(tr_addr, mask, lsu.sectors[k])
+        done = max(done, l2_atomic(l2, noc, dram, sm, lsu.sectors[k], start + l1.latency, ways))
     lsu.last_drain[0] = max(lsu.last_drain[0], done)
     lsu.drain_at[w] = max(lsu.drain_at[w], lsu.free_at[sm] + l1.latency)    # sent off, not performed
     return done

@@ -147,6 +147,34 @@ def test_sass_instruction_estimate_matches_the_h100s_count(case):
     assert abs(r.per_pc["warp"].sum() / hw - 1) > 0.10        # the PTX count alone is not the SASS count
 
 
+@needs_tools
+@pytest.mark.parametrize("case", ["coalesce_s01", "divergence_uniform32", "smem_st32"])
+def test_sass_alu_pipe_instructions_match_the_h100s_pipe_count(case):
+    """The map's ALU-pipe instructions (IADD3, LOP3, ISETP, LEA, SEL, MOV, ...) x the functional PTX counts
+    against ncu's sm__inst_executed_pipe_alu.sum of the very kernel (data/h100/ncu/pipes_2026-11-24):
+    within 3%. On the H100 each takes the ALU pipe 2 cycles (sm__pipe_alu_cycles_active is twice the
+    count on all 16 kernels recorded), which is `pipes.ii_int`."""
+    import validation  # noqa: F401
+    from gpusim.launch import _resolve
+    from validation.cases import all_cases
+    rec = json.loads((ROOT / "validation" / "data" / "h100" / "ncu" / "pipes_2026-11-24" / "cases" /
+                      f"{case}.json").read_text())["ncu"]["metrics"]
+    hw = rec["sm__inst_executed_pipe_alu.sum"]["value"]
+    assert rec["sm__pipe_alu_cycles_active.sum"]["value"] == 2 * hw
+    c, got = all_cases()[case], []
+
+    def launch(kernel, grid, block, *args):
+        r = gpusim.launch(kernel, grid, block, *args, gpu="h100", mode="functional", fma=True)
+        got.append((r, _resolve(kernel, args, None, True)))
+        return r
+
+    c.run(launch, c.inputs(0))
+    r, k = got[-1]
+    w = sassmap.pc_weights(sassmap.weights(k.module.text, "sm_90"), r.decoded.ins[:, oc.F_LINE])[:, 1]
+    est = float((r.per_pc["warp"] * w).sum())
+    assert abs(est / hw - 1) < 0.03, (est, hw)
+
+
 def test_spilling_kernel_is_compiled_with_its_local_depot():
     """A module with .local declarations compiles line-tagged (a `.local` line is not a `.loc`)."""
     if not HAVE_TOOLS:
@@ -179,3 +207,36 @@ def test_sass_model_runs_triton_generated_ptx(program, capsys):
     assert main(["run", program, "--small", "--model", "sass"]) == 0
     out = capsys.readouterr().out
     assert "result matches the numpy reference" in out and "SASS (ptxas's registers" in out
+
+
+HOIST_LISTING = """
+\t//## File "ptx", line 3
+        /*0000*/                   S2R R0, SR_CgaCtaId ;
+\t//## File "ptx", line 6
+        /*0010*/                   LEA R0, R0, 0x400, 0x18 ;
+\t//## File "ptx", line 2
+        /*0020*/                   MOV R4, RZ ;
+.L_x_0:
+\t//## File "ptx", line 5
+        /*0030*/                   LDS R2, [R0] ;
+\t//## File "ptx", line 7
+        /*0040*/                   IADD3 R4, R4, 0x1, RZ ;
+        /*0050*/                   ISETP.GE.AND P0, PT, R4, 0x10, PT ;
+\t//## File "ptx", line 8
+        /*0060*/              @!P0 BRA `(.L_x_0) ;
+\t//## File "ptx", line 9
+        /*0070*/                   EXIT ;
+"""
+HOIST_PTX = "\n".join(["", "mov.u32 %r4, 0;", "mov.u32 %r9, %ctaid.x;", "$L__BB0_1:",
+                       "ld.shared.u32 %r2, [%r1];", "mov.u32 %r1, _smem;", "add.s32 %r4, %r4, 1;",
+                       "@%p1 bra $L__BB0_1;", "ret;"])
+
+
+def test_work_ptxas_hoisted_out_of_a_loop_counts_nothing_per_trip():
+    blocks, in_loop = sassmap.parse_blocks(HOIST_LISTING)
+    assert in_loop == [False, True, False]
+    m = sassmap.build(blocks, HOIST_PTX, in_loop)
+    assert 6 not in m.weight             # line 6 is in the PTX loop; its LEA sits before the SASS loop
+    assert m.weight[3] == 1.0 and m.weight[2] == 1.0      # lines outside the loop keep their SASS
+    assert m.weight[5] == 1.0 and m.weight[7] == 2.0
+    assert sassmap.build(blocks, HOIST_PTX).weight[6] == 1.0      # without loop shapes: as if still inside

@@ -17,6 +17,12 @@ kernel for numba's CUDA simulator (validation/smoke.py) and for quick gpusim fun
     gatomic_bins4096      4096 bins (128 lines), uniform, 8 per thread
     gatomic_strided       one address per thread, 32 words (128 B) apart: every warp RED touches 32
                           lines (32 sectors), no two lanes share one; 8 per thread
+    gatomic_f32_per_cta   gatomic_per_cta with float32 adds of 1.0 (exact: 2048 per address)
+    gatomic_f32_per_warp  one float32 address per warp (4224 contiguous words), 8 per thread
+    gatomic_f32_spread    one float32 address per thread, consecutive words, 8 per thread
+    gatomic_per_warp8     one int32 address per warp, 8 per thread (the int twin of f32_per_warp)
+  (the float32 four were added after the first recording: float atomics at one address are the end of
+  many reductions, and their L2 cost need not be the integer one)
 - dispatch: CTA launch rate with CTAs too short to matter. Thread 0 of every CTA records %smid and
   its start %clock64; `derive` gives per-SM CTA counts and the intervals between CTA starts on one
   SM (%clock64 compared only within an SM).

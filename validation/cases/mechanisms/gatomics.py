@@ -44,6 +44,13 @@ def gatomic_fixed(shift, stride, reps, counters):
         cuda.atomic.add(counters, idx, 1)
 
 
+def gatomic_fixed_f32(shift, stride, reps, counters):
+    t = cuda.grid(1)
+    idx = (t >> shift) * stride
+    for _ in range(reps):
+        cuda.atomic.add(counters, idx, np.float32(1.0))
+
+
 def _hash_np(t, k, reps, seed):
     x = (t * reps + k) ^ seed
     x = ((x ^ (x >> 16)) * HASH_MUL) & MASK32
@@ -86,17 +93,17 @@ def _ga_hash_case(name, desc, bins, skew, reps, grid=GA_GRID, block=GA_BLOCK):
                      ("seed", "mask", "skew", "reps", "counters"), ("counters",), derive=derive)
 
 
-def _ga_fixed_case(name, desc, shift, stride, reps, grid=GA_GRID, block=GA_BLOCK):
+def _ga_fixed_case(name, desc, shift, stride, reps, grid=GA_GRID, block=GA_BLOCK, dtype=np.int32):
     nth = grid * block
     size = ((nth - 1) >> shift) * stride + 1
 
     def inputs(seed=0):
         return {"shift": np.int64(shift), "stride": np.int64(stride), "reps": np.int64(reps),
-                "counters": np.zeros(size, np.int32)}
+                "counters": np.zeros(size, dtype)}
 
-    def reference(inp):
+    def reference(inp):      # float32 counts stay exact: every address receives far fewer than 2**24 adds
         idx = (np.arange(nth) >> shift) * stride
-        return {"counters": (np.bincount(idx, minlength=size) * reps).astype(np.int32)}
+        return {"counters": (np.bincount(idx, minlength=size) * reps).astype(dtype)}
 
     def derive(out, inp):
         idx = (np.arange(nth) >> shift) * stride
@@ -104,7 +111,8 @@ def _ga_fixed_case(name, desc, shift, stride, reps, grid=GA_GRID, block=GA_BLOCK
                 "distinct_addresses": int(np.unique(idx).size),
                 "lines_per_warp_instr": int(np.unique(idx[:32] * 4 // 128).size)}
 
-    return make_case(name, desc, "gatomics", gatomic_fixed, grid, block, inputs, reference,
+    kernel = gatomic_fixed_f32 if dtype == np.float32 else gatomic_fixed
+    return make_case(name, desc, "gatomics", kernel, grid, block, inputs, reference,
                      ("shift", "stride", "reps", "counters"), ("counters",), derive=derive)
 
 
@@ -121,6 +129,17 @@ def gatomics_cases(grid=GA_GRID, block=GA_BLOCK, reps=8, skew_reps=2):
                        f"({grid} contiguous words)", cta_shift, 1, reps, grid, block),
         _ga_hash_case("gatomic_bins4096", f"{nth * reps} global atomic adds to 4096 bins, uniform random "
                       "bin per atomic", 4096, 0, reps, grid, block),
+        _ga_fixed_case("gatomic_f32_per_cta", f"{nth * reps} global float32 atomic adds, one address per CTA "
+                       f"({grid} contiguous words): gatomic_per_cta in float", cta_shift, 1, reps, grid, block,
+                       np.float32),
+        _ga_fixed_case("gatomic_f32_per_warp", f"{nth * reps} global float32 atomic adds, one address per warp "
+                       f"({nth // 32} contiguous words)", 5, 1, reps, grid, block, np.float32),
+        _ga_fixed_case("gatomic_f32_spread", f"{nth * reps} global float32 atomic adds, one address per thread "
+                       "(consecutive words: 4 sectors per warp RED, no lane shares one)", 0, 1, reps, grid, block,
+                       np.float32),
+        _ga_fixed_case("gatomic_per_warp8", f"{nth * reps} global int32 atomic adds, one address per warp "
+                       f"({nth // 32} contiguous words): atomic_per_warp with gatomics' grid", 5, 1, reps, grid,
+                       block),
         _ga_fixed_case("gatomic_strided", f"{nth * reps} global atomic adds, one address per thread "
                        "32 words apart (32 lines per warp RED)", 0, 32, reps, grid, block),
     ]
