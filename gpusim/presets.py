@@ -79,7 +79,7 @@ A100 = H100.with_(
     # TOPS, FP64 tensor 19.5 TFLOPS (128 FLOP/cycle/SM); no FP8 mma on sm_80 (given INT8's rate)
     pipes={"tensor_f16": 2048, "tensor_tf32": 1024, "tensor_int8": 4096, "tensor_fp8": 4096, "tensor_f64": 128,
            "lat_tensor": 24},
-    l1={"size": 196608 - 167936 + 32768},
+    l1={"size": 196608 - 167936 + 32768, "unified": 0},
     l2={"size": 41943040, "slices": 80, "latency": 200, "bandwidth": 1.55e12 / 1410e6 * 2.3},
     dram={"latency": 400, "bandwidth": 1.55e12 / 1410e6, "capacity": 40536 << 20})
 V100 = H100.with_(
@@ -91,7 +91,7 @@ V100 = H100.with_(
            "lat_tensor": 24},
     sm={"max_ctas": 32, "smem": 98304, "smem_per_cta_reserved": 0},
     smem={"latency": 19},
-    l1={"size": 131072 - 98304 + 32768, "latency": 28},
+    l1={"size": 131072 - 98304 + 32768, "latency": 28, "unified": 0},
     l2={"size": 6291456, "slices": 64, "partitions": 1, "latency": 193, "bandwidth": 0.85e12 / 1530e6 * 2.5},
     dram={"latency": 350, "bandwidth": 0.85e12 / 1530e6, "capacity": 16160 << 20})
 TINY = H100.with_(
@@ -99,7 +99,7 @@ TINY = H100.with_(
     gigathread={"launch_overhead": 0, "gpcs": 1},
     sm={"max_threads": 512, "max_warps": 16, "max_ctas": 4, "regs": 16384, "smem": 16384},
     fetch={"miss_latency": 0},
-    l1={"size": 4096},
+    l1={"size": 4096, "unified": 0},
     l2={"size": 65536, "slices": 2, "bandwidth": 64.0},
     dram={"bandwidth": 16.0, "channels": 2})
 PRESETS = {p.name: p for p in (H100, A100, V100, TINY)}

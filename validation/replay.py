@@ -21,7 +21,8 @@ EXACT = ["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pip
          "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
          "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"]
 SHOWN = ["l1tex__t_sector_hit_rate.pct", "lts__t_sector_hit_rate.pct", "dram__bytes_read.sum",
-         "dram__bytes_write.sum", "sm__warps_active.avg.pct_of_peak_sustained_active", "smsp__inst_executed.sum"]
+         "dram__bytes_write.sum", "sm__warps_active.avg.pct_of_peak_sustained_active", "smsp__inst_executed.sum",
+         "launch__shared_mem_config_size"]
 LATENCY_CASES = {"chase_l1": "L1", "chase_l2": "L2", "chase_dram": "DRAM", "chase_shared": "shared"}
 # groups never used to fit the preset (`gpusim calibrate` reads only microbenchmarks): the held-out kernels
 HELD_OUT_GROUPS = {"programs"}

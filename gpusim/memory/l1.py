@@ -1,4 +1,6 @@
 """The L1 data cache of one SM: sectored, LRU, loads allocate, stores write through (no allocate).
+On the H100 the L1 and shared memory are one 256-KiB array: a launch's L1 holds what the driver's
+shared-memory carve-out for that kernel leaves (`L1Spec.size_for`).
 
 A load sector that hits is ready `latency` cycles after the LSU takes the request (or when a fill
 already on its way arrives: misses to a pending sector merge). A miss takes a miss-status holding
@@ -30,9 +32,36 @@ class L1Spec:
     mshrs: int = param(1024, "sectors", "outstanding sector misses per SM (fitted: the smallest count at which "
                                                 "coalesce_s08 does not throttle, as the H100 does not)", (1, 65536))
     replacement: str = param("lru", "name", "replacement policy: lru | fifo | srrip (gpusim/memory/replacement.py)")
+    unified: int = param(262144, "B", "L1 and shared memory share one array of this size: a launch's L1 holds "
+                                      "what the shared-memory carve-out leaves (`size` is then unused); 0: a "
+                                      "fixed L1 of `size`", (0, 1 << 24))
+    carveouts: str = param("32,64,100,132,164,196,228", "KiB", "the shared-memory carve-outs the driver picks "
+                                                            "from: the smallest that holds the kernel's CTAs at "
+                                                            "their occupancy (ncu launch__shared_mem_config_size "
+                                                            "on the H100: 32 KiB for a kernel without shared "
+                                                            "memory)")
+
+    def carveout_sizes(self) -> list[int]:
+        return [int(x) * 1024 for x in self.carveouts.split(",") if x.strip()]
+
+    def size_for(self, shared_needed: int) -> tuple[int, int]:
+        """(the shared-memory carve-out for `shared_needed` bytes per SM, the L1 data capacity left)."""
+        if not self.unified:
+            return 0, self.size
+        fits = [c for c in self.carveout_sizes() if c >= shared_needed]
+        carve = min(fits) if fits else max(self.carveout_sizes())
+        return carve, self.unified - carve
 
     def validate(self, prefix: str = "") -> None:
         from gpusim.errors import ConfigError
+        if self.unified:
+            try:
+                sizes = self.carveout_sizes()
+            except ValueError:
+                sizes = []
+            if not sizes or min(sizes) < 0 or max(sizes) > self.unified - 128 * self.assoc:
+                raise ConfigError(f"bad value for '{prefix}carveouts': comma-separated KiB below '{prefix}unified' "
+                                  f"less one set of lines, got {self.carveouts!r}")
         if self.mshrs < 1:
             raise ConfigError(f"bad value for '{prefix}mshrs': must be at least 1")
         if self.assoc < 1:

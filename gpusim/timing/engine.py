@@ -2,7 +2,7 @@
 overhead, CTA dispatch by the GigaThread engine, completion) around the numba core."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import simpy
 
@@ -51,6 +51,10 @@ def run_timing(d, mem, pmem, g, b, spec, shared_mem, budget, regs_per_thread=Non
             raise LaunchError(f"a cluster of {ncl} CTAs does not fit on one GPC of {spec.name} ({gpc} SMs x "
                               f"{occ.ctas_per_sm} CTAs per SM, limited by {occ.limiter})")
         resident = max(resident, min(occ.ctas_per_sm, -(-ncl // gpc)))
+    # the driver's shared-memory carve-out for this kernel: what its CTAs need at full occupancy
+    carve, l1_size = spec.l1.size_for(occ.ctas_per_sm * occ.smem_per_cta if smem else 0)
+    if l1_size != spec.l1.size:
+        spec = replace(spec, l1=replace(spec.l1, size=l1_size))
     nsub = spec.scheduler.subpartitions
     warps_per_sm = -(-resident * occ.warps_per_cta // nsub) * nsub
     P = make_prog(d)

@@ -47,6 +47,9 @@ def timing_metrics(spec, d, U, counters, occ, cycles: int) -> dict:
         "launch__occupancy_limit_registers": occ.limits["registers"],
         "launch__occupancy_limit_shared_mem": occ.limits["shared_mem"],
         "launch__waves_per_multiprocessor": occ.waves,
+        # the launch's spec holds its L1 as the carve-out left it (gpusim/timing/engine.py)
+        "launch__shared_mem_config_size": spec.l1.unified - spec.l1.size if spec.l1.unified else 0,
+        "gpusim__l1_data_bytes": spec.l1.size,
         "launch__registers_per_thread": occ.regs_per_thread,
         "launch__occupancy_limiter": occ.limiter,
         "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum": atom - red,
