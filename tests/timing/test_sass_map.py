@@ -122,16 +122,12 @@ def test_sass_model_issues_what_ptxas_made_and_the_ptx_model_is_unchanged():
     assert again.cycles == sass.cycles and again.metrics == sass.metrics        # deterministic, cached map
 
 
-@needs_tools
-@pytest.mark.parametrize("case", ["coalesce_s01", "chase_l1", "divergence_p04", "prog_transpose_naive"])
-def test_sass_instruction_estimate_matches_the_h100s_count(case):
-    """Functional PTX execution x the map's per-line SASS counts against ncu's smsp__inst_executed.sum of the
-    very kernel on the H100 (driver ptxas, sm_90a): within 4%. The PTX count is 14-38% under it."""
+def _map_estimate(case: str, column: int) -> tuple[float, int]:
+    """Run a validation case functionally; (the map's per-pc column x the PTX execution counts, the PTX
+    count). Column 0: SASS instructions, 1: ALU-pipe instructions (sassmap.pc_weights)."""
     import validation  # noqa: F401
     from gpusim.launch import _resolve
     from validation.cases import all_cases
-    rec = json.loads((ROOT / "validation" / "data" / "h100" / f"{case}.json").read_text())
-    hw = rec["ncu"]["metrics"]["smsp__inst_executed.sum"]["value"]
     c, got = all_cases()[case], []
 
     def launch(kernel, grid, block, *args):
@@ -141,10 +137,20 @@ def test_sass_instruction_estimate_matches_the_h100s_count(case):
 
     c.run(launch, c.inputs(0))
     r, k = got[-1]
-    w = sassmap.pc_weights(sassmap.weights(k.module.text, "sm_90"), r.decoded.ins[:, oc.F_LINE])[:, 0]
-    est = float((r.per_pc["warp"] * w).sum())
-    assert abs(est / hw - 1) < 0.04, (est, hw, int(r.per_pc["warp"].sum()))
-    assert abs(r.per_pc["warp"].sum() / hw - 1) > 0.10        # the PTX count alone is not the SASS count
+    w = sassmap.pc_weights(sassmap.weights(k.module.text, "sm_90"), r.decoded.ins[:, oc.F_LINE])[:, column]
+    return float((r.per_pc["warp"] * w).sum()), int(r.per_pc["warp"].sum())
+
+
+@needs_tools
+@pytest.mark.parametrize("case", ["coalesce_s01", "chase_l1", "divergence_p04", "prog_transpose_naive"])
+def test_sass_instruction_estimate_matches_the_h100s_count(case):
+    """Functional PTX execution x the map's per-line SASS counts against ncu's smsp__inst_executed.sum of the
+    very kernel on the H100 (driver ptxas, sm_90a): within 4%. The PTX count is 14-38% under it."""
+    rec = json.loads((ROOT / "validation" / "data" / "h100" / f"{case}.json").read_text())
+    hw = rec["ncu"]["metrics"]["smsp__inst_executed.sum"]["value"]
+    est, ptx = _map_estimate(case, 0)
+    assert abs(est / hw - 1) < 0.04, (est, hw, ptx)
+    assert abs(ptx / hw - 1) > 0.10        # the PTX count alone is not the SASS count
 
 
 @needs_tools
@@ -154,24 +160,11 @@ def test_sass_alu_pipe_instructions_match_the_h100s_pipe_count(case):
     against ncu's sm__inst_executed_pipe_alu.sum of the very kernel (data/h100/ncu/pipes_2026-11-24):
     within 3%. On the H100 each takes the ALU pipe 2 cycles (sm__pipe_alu_cycles_active is twice the
     count on all 16 kernels recorded), which is `pipes.ii_int`."""
-    import validation  # noqa: F401
-    from gpusim.launch import _resolve
-    from validation.cases import all_cases
     rec = json.loads((ROOT / "validation" / "data" / "h100" / "ncu" / "pipes_2026-11-24" / "cases" /
                       f"{case}.json").read_text())["ncu"]["metrics"]
     hw = rec["sm__inst_executed_pipe_alu.sum"]["value"]
     assert rec["sm__pipe_alu_cycles_active.sum"]["value"] == 2 * hw
-    c, got = all_cases()[case], []
-
-    def launch(kernel, grid, block, *args):
-        r = gpusim.launch(kernel, grid, block, *args, gpu="h100", mode="functional", fma=True)
-        got.append((r, _resolve(kernel, args, None, True)))
-        return r
-
-    c.run(launch, c.inputs(0))
-    r, k = got[-1]
-    w = sassmap.pc_weights(sassmap.weights(k.module.text, "sm_90"), r.decoded.ins[:, oc.F_LINE])[:, 1]
-    est = float((r.per_pc["warp"] * w).sum())
+    est, _ = _map_estimate(case, 1)
     assert abs(est / hw - 1) < 0.03, (est, hw)
 
 
