@@ -21,8 +21,11 @@ kernel for numba's CUDA simulator (validation/smoke.py) and for quick gpusim fun
     gatomic_f32_per_warp  one float32 address per warp (4224 contiguous words), 8 per thread
     gatomic_f32_spread    one float32 address per thread, consecutive words, 8 per thread
     gatomic_per_warp8     one int32 address per warp, 8 per thread (the int twin of f32_per_warp)
-  (the float32 four were added after the first recording: float atomics at one address are the end of
-  many reductions, and their L2 cost need not be the integer one)
+    gatomic_lane0_one     lane 0 of every warp adds 1 to one int32 address, 8 times (33,792 one-lane REDs)
+    gatomic_lane0_one_f32 the same in float32 (the tail of a float reduction: prog_reduce_shared)
+    gatomic_lane0_per_warp lane 0 of every warp, one address per warp: one-lane requests without a chain
+  (the float32 four and the three lane-0 cases were added after the first recording: float atomics
+  at one address are the end of many reductions, and their L2 cost need not be the integer one)
 - dispatch: CTA launch rate with CTAs too short to matter. Thread 0 of every CTA records %smid and
   its start %clock64; `derive` gives per-SM CTA counts and the intervals between CTA starts on one
   SM (%clock64 compared only within an SM).

@@ -51,6 +51,22 @@ def gatomic_fixed_f32(shift, stride, reps, counters):
         cuda.atomic.add(counters, idx, np.float32(1.0))
 
 
+def gatomic_lane0(shift, stride, reps, counters):
+    t = cuda.grid(1)
+    if t & 31 == 0:
+        idx = (t >> shift) * stride
+        for _ in range(reps):
+            cuda.atomic.add(counters, idx, 1)
+
+
+def gatomic_lane0_f32(shift, stride, reps, counters):
+    t = cuda.grid(1)
+    if t & 31 == 0:
+        idx = (t >> shift) * stride
+        for _ in range(reps):
+            cuda.atomic.add(counters, idx, np.float32(1.0))
+
+
 def _hash_np(t, k, reps, seed):
     x = (t * reps + k) ^ seed
     x = ((x ^ (x >> 16)) * HASH_MUL) & MASK32
@@ -93,25 +109,30 @@ def _ga_hash_case(name, desc, bins, skew, reps, grid=GA_GRID, block=GA_BLOCK):
                      ("seed", "mask", "skew", "reps", "counters"), ("counters",), derive=derive)
 
 
-def _ga_fixed_case(name, desc, shift, stride, reps, grid=GA_GRID, block=GA_BLOCK, dtype=np.int32):
+def _ga_fixed_case(name, desc, shift, stride, reps, grid=GA_GRID, block=GA_BLOCK, dtype=np.int32, lane0=False):
+    """Every thread (or, lane0, lane 0 of every warp) adds 1 `reps` times to counters[(t >> shift) * stride]."""
     nth = grid * block
     size = ((nth - 1) >> shift) * stride + 1
+    who = np.arange(0, nth, 32) if lane0 else np.arange(nth)
 
     def inputs(seed=0):
         return {"shift": np.int64(shift), "stride": np.int64(stride), "reps": np.int64(reps),
                 "counters": np.zeros(size, dtype)}
 
     def reference(inp):      # float32 counts stay exact: every address receives far fewer than 2**24 adds
-        idx = (np.arange(nth) >> shift) * stride
+        idx = (who >> shift) * stride
         return {"counters": (np.bincount(idx, minlength=size) * reps).astype(dtype)}
 
     def derive(out, inp):
-        idx = (np.arange(nth) >> shift) * stride
-        return {"atomics_total": nth * reps, "warp_instructions": nth // 32 * reps,
+        idx = (who >> shift) * stride
+        return {"atomics_total": who.size * reps, "warp_instructions": nth // 32 * reps,
                 "distinct_addresses": int(np.unique(idx).size),
-                "lines_per_warp_instr": int(np.unique(idx[:32] * 4 // 128).size)}
+                "lines_per_warp_instr": 1 if lane0 else int(np.unique(idx[:32] * 4 // 128).size)}
 
-    kernel = gatomic_fixed_f32 if dtype == np.float32 else gatomic_fixed
+    if lane0:
+        kernel = gatomic_lane0_f32 if dtype == np.float32 else gatomic_lane0
+    else:
+        kernel = gatomic_fixed_f32 if dtype == np.float32 else gatomic_fixed
     return make_case(name, desc, "gatomics", kernel, grid, block, inputs, reference,
                      ("shift", "stride", "reps", "counters"), ("counters",), derive=derive)
 
@@ -140,6 +161,14 @@ def gatomics_cases(grid=GA_GRID, block=GA_BLOCK, reps=8, skew_reps=2):
         _ga_fixed_case("gatomic_per_warp8", f"{nth * reps} global int32 atomic adds, one address per warp "
                        f"({nth // 32} contiguous words): atomic_per_warp with gatomics' grid", 5, 1, reps, grid,
                        block),
+        _ga_fixed_case("gatomic_lane0_one", f"{nth // 32 * reps} global int32 atomic adds from lane 0 of every "
+                       "warp to one address: single-lane requests in a chain (the end of a reduction)",
+                       30, 0, reps, grid, block, lane0=True),
+        _ga_fixed_case("gatomic_lane0_one_f32", f"{nth // 32 * reps} global float32 atomic adds from lane 0 of "
+                       "every warp to one address", 30, 0, reps, grid, block, np.float32, lane0=True),
+        _ga_fixed_case("gatomic_lane0_per_warp", f"{nth // 32 * reps} global int32 atomic adds from lane 0 of "
+                       f"every warp, one address per warp ({nth // 32} contiguous words): single-lane requests "
+                       "without a chain", 5, 1, reps, grid, block, lane0=True),
         _ga_fixed_case("gatomic_strided", f"{nth * reps} global atomic adds, one address per thread "
                        "32 words apart (32 lines per warp RED)", 0, 32, reps, grid, block),
     ]
