@@ -41,6 +41,11 @@ class L2Spec:
                                              "(fitted: gatomic_per_cta and gatomic_bins256, whose busiest slice "
                                              "performs the atomics of exactly 512 B of counters, "
                                              "lts__t_sectors_op_red.max)", (128, 1 << 20))
+    atomic_float_chain: float = param(3.4, "cycles", "earliest start of a floating-point atomic after the previous "
+                                                     "one on the same sector of an atomic unit: each waits for the "
+                                                     "float adder's last result (fitted: gatomic_lane0_one_f32, "
+                                                     "one-lane float32 requests on one address at 3.6 cycles each)",
+                                      (0.0, 10_000.0))
     replacement: str = param("lru", "name", "replacement policy: lru | fifo | srrip (gpusim/memory/replacement.py)")
 
     def validate(self, prefix: str = "") -> None:
@@ -64,7 +69,7 @@ class L2Spec:
 
 
 L2 = namedtuple("L2", "cache slice_free latency atomic_latency slice_bandwidth atomic_interval counters probe "
-                     "atomic_free atomic_shift")
+                     "atomic_free atomic_shift float_chain chain_sector chain_ready")
 LOOKUPS, HITS = range(2)      # counters
 # probe: (slice, cycle the sector got to it, hit) of the slowest access since the caller set probe[0] = -1
 # (a miss outranks a hit); the event recorder reads it for the requests it samples (gpusim/timing/events.py)
@@ -74,7 +79,9 @@ def make_state(spec: L2Spec) -> L2:
     return L2(make_cache(1, spec.size, spec.assoc, spec.replacement), np.zeros(spec.slices, np.float64),
               np.int64(spec.latency), np.int64(spec.atomic_latency), np.float64(spec.bandwidth / spec.slices),
               np.float64(spec.atomic_interval), np.zeros(2, np.int64), np.full(3, -1, np.int64),
-              np.zeros(spec.slices, np.float64), np.int64(spec.atomic_unit_bytes.bit_length() - 6))
+              np.zeros(spec.slices, np.float64), np.int64(spec.atomic_unit_bytes.bit_length() - 6),
+              np.float64(spec.atomic_float_chain), np.full(spec.slices, -1, np.int64),
+              np.zeros(spec.slices, np.float64))
 
 
 def counters(l2: L2) -> dict:
@@ -135,9 +142,11 @@ def l2_access(l2, noc, dram, sm, sector, now, is_write):
 
 
 @njit
-def l2_atomic(l2, noc, dram, sm, sector, now, ways):
+def l2_atomic(l2, noc, dram, sm, sector, now, ways, is_float=False):
     """An atomic on one sector at its slice, `ways` operations deep (the most lanes on one of its
-    addresses: distinct addresses of one sector are one operation): the cycle its result is back."""
+    addresses: distinct addresses of one sector are one operation): the cycle its result is back.
+    A floating-point one (is_float) starts no sooner than `float_chain` cycles after the unit's last
+    floating-point atomic on the same sector began: it needs that one's sum."""
     nsl = l2.slice_free.shape[0]
     sl = slice_of(sector, nsl)
     au = slice_of(sector, nsl, l2.atomic_shift)     # the slice whose atomic unit owns the sector
@@ -145,6 +154,11 @@ def l2_atomic(l2, noc, dram, sm, sector, now, ways):
     t = max(np.float64(now + h), l2.slice_free[sl])
     l2.slice_free[sl] = t + 32.0 / l2.slice_bandwidth
     t = max(t, l2.atomic_free[au])
+    if is_float:
+        if l2.chain_sector[au] == sector and l2.chain_ready[au] > t:
+            t = l2.chain_ready[au]
+        l2.chain_sector[au] = sector
+        l2.chain_ready[au] = t + l2.float_chain
     busy = l2.atomic_interval * ways          # the read-modify-write operations, one after another
     l2.atomic_free[au] = t + busy
     l2.counters[LOOKUPS] += 1

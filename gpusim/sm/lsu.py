@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpusim.isa import opcodes as oc
+from gpusim.isa.types import K_FLOAT, TYPE_KIND
 from gpusim.jit import njit
 from gpusim.memory.coalescer import coalesce, count_lines
 from gpusim.memory.l1 import l1_load, l1_store_local
@@ -21,6 +22,8 @@ from gpusim.memory.l2 import l2_access, l2_atomic
 from gpusim.memory.shared_banks import ATOM, LD, ST, same_address_ways, smem_access
 from gpusim.sm.state import TI_ASYNC, TI_ATOM, TI_MASK, TI_SIZE, TI_SPACE, TI_STORE
 from gpusim.spec import MAX_CYCLES, param
+
+OP_ATOM, OP_RED = oc.OP["atom"], oc.OP["red"]
 
 LOCAL_BASE = np.int64(1) << 44
 
@@ -48,7 +51,8 @@ class LSUSpec:
 
 
 LSU = namedtuple("LSU", "issue_interval queue atomic_same_address free_at drain_at last_drain counters "
-                       "pc_sectors pc_requests addrs sectors groups store_line aggregated atomic_line")
+                       "pc_sectors pc_requests addrs sectors groups store_line aggregated atomic_line "
+                       "float_atomic")
 # cp.async groups per warp: `open` the latest landing cycle of copies not yet committed, `ring` that of
 # the newest GROUP_RING committed groups (group k in slot k % GROUP_RING), `count` groups committed,
 # `old` the latest landing cycle of the groups that left the ring
@@ -58,9 +62,19 @@ LD_REQUESTS, LD_SECTORS, ST_REQUESTS, ST_SECTORS, LOCAL_SECTORS, ATOM_REQUESTS =
 KIND_NONE, KIND_SHORT, KIND_LONG = 0, 1, 2      # scoreboard producer kinds (sm/scoreboard.py)
 
 
-def make_state(spec: LSUSpec, n_sm: int, n_warps: int, n_pcs: int, aggregated=None) -> LSU:
+def float_atomics(d) -> np.ndarray:
+    """Per pc of decoded program d: 1 for an atom/red on floating-point data (the L2 chains them)."""
+    out = np.zeros(d.n, np.int64)
+    for pc in range(d.n):
+        if d.ins[pc, oc.F_OP] in (OP_ATOM, OP_RED) and TYPE_KIND.get(int(d.ins[pc, oc.F_TYPE])) == K_FLOAT:
+            out[pc] = 1
+    return out
+
+
+def make_state(spec: LSUSpec, n_sm: int, n_warps: int, n_pcs: int, aggregated=None, float_atomic=None) -> LSU:
     """aggregated: per pc, 1 where ptxas made a global atomic warp-aggregated (the SASS model: one lane
-    performs the warp's update, VOTEU/POPC/SHFL spread the result; gpusim/sassmap.py)."""
+    performs the warp's update, VOTEU/POPC/SHFL spread the result; gpusim/sassmap.py). float_atomic: per
+    pc, 1 for a floating-point atomic (`float_atomics`)."""
     return LSU(np.int64(spec.issue_interval), np.int64(spec.queue), np.int64(spec.atomic_same_address_cycles),
                np.zeros(n_sm, np.int64), np.zeros(n_warps, np.int64), np.zeros(1, np.int64), np.zeros(6, np.int64),
                np.zeros(n_pcs, np.int64), np.zeros(n_pcs, np.int64), np.zeros(32, np.int64), np.zeros(512, np.int64),
@@ -68,7 +82,8 @@ def make_state(spec: LSUSpec, n_sm: int, n_warps: int, n_pcs: int, aggregated=No
                            np.zeros(n_warps, np.int64), np.zeros(n_warps, np.int64)),
                np.int64(spec.store_line_cycles),
                np.zeros(n_pcs, np.int64) if aggregated is None else np.asarray(aggregated, np.int64),
-               np.int64(spec.atomic_line_cycles))
+               np.int64(spec.atomic_line_cycles),
+               np.zeros(n_pcs, np.int64) if float_atomic is None else np.asarray(float_atomic, np.int64))
 
 
 def counters(lsu: LSU) -> dict:
@@ -160,7 +175,8 @@ def global_atomic(lsu, l1, l2, noc, dram, tr_addr, mask, size, sm, pc, now, w):
     done = start
     for k in range(ns):
         ways = 1 if worst == 1 else sector_ways(tr_addr, mask, lsu.sectors[k])
-        done = max(done, l2_atomic(l2, noc, dram, sm, lsu.sectors[k], start + l1.latency, ways))
+        done = max(done, l2_atomic(l2, noc, dram, sm, lsu.sectors[k], start + l1.latency, ways,
+                                   lsu.float_atomic[pc] != 0))
     lsu.last_drain[0] = max(lsu.last_drain[0], done)
     lsu.drain_at[w] = max(lsu.drain_at[w], lsu.free_at[sm] + l1.latency)    # sent off, not performed
     return done

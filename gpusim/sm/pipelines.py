@@ -6,6 +6,11 @@ result `lat_*` cycles after issue. The core keeps, per sub-partition and class, 
 pipeline accepts its next instruction (`pipe_free`); a warp whose pipeline is busy stalls on
 math_pipe_throttle. Memory instructions go to the LSU/MIO queues instead (gpusim/sm/lsu.py).
 
+Each pipeline remembers its last `BUSY_RING` busy stretches (the cycles after an issue in which it
+takes nothing): a warp that waited for its pipe spent only those cycles on math_pipe_throttle; in
+the others the pipe was free and went to another warp (not_selected), as ncu samples them
+(`busy_cycles`).
+
 The tensor pipe (class "tensor": mma.sync) takes a warp instruction every 2*M*N*K / rate cycles,
 where the rate (FLOP or integer op per cycle per SM, shared by its sub-partitions) depends on the
 input type, and delivers D `lat_tensor` cycles after the pipe has taken the whole instruction
@@ -118,7 +123,8 @@ class PipelineSpec:
 
 
 Pipes = namedtuple("Pipes", "latency interval divergence_delay free_at tensor_lat tensor_ii tensor_family "
-                             "tensor_hold tensor_block counters slots debt alu fma")
+                             "tensor_hold tensor_block counters slots debt alu fma busy_lo busy_hi busy_n busy_head")
+BUSY_RING = 32      # busy stretches remembered per pipeline (a warp rarely waits behind more)
 SLOT = 16           # `slots` is fixed point: SLOT = one SASS issue slot
 SLOTS_ISSUED = 2 * 3    # counters[SLOTS_ISSUED]: SASS issue slots taken (x SLOT), after the tensor families
 TENSOR_FAMILIES = ("hmma", "imma", "dmma")      # counters: busy cycles per family, then instructions per family
@@ -155,7 +161,11 @@ def make_state(spec: PipelineSpec, n_subpartitions: int, lsu_latency: int, atomi
         t[oc.CLASSES.index("int64"), 1] = t[oc.CLASSES.index("int"), 1]
     return Pipes(t[:, 0].copy(), t[:, 1].copy(), np.int64(spec.divergence_cycles),
                  np.zeros((n_subpartitions, len(oc.CLASSES)), np.int64), lat, ii, fam, hold, block,
-                 np.zeros(2 * len(TENSOR_FAMILIES) + 1, np.int64), sl, np.zeros(n_subpartitions, np.int64), alu, fma)
+                 np.zeros(2 * len(TENSOR_FAMILIES) + 1, np.int64), sl, np.zeros(n_subpartitions, np.int64), alu, fma,
+                 np.zeros((n_subpartitions, len(oc.CLASSES), BUSY_RING), np.int64),
+                 np.zeros((n_subpartitions, len(oc.CLASSES), BUSY_RING), np.int64),
+                 np.zeros((n_subpartitions, len(oc.CLASSES), BUSY_RING), np.int64),
+                 np.zeros((n_subpartitions, len(oc.CLASSES)), np.int64))
 
 
 def counters(p: Pipes) -> dict:
@@ -214,6 +224,50 @@ def accepts_at(p, sp, cls, pc):
 
 
 @njit(inline="always")
+def binding_pipe(p, sp, cls, pc):
+    """The pipeline whose free cycle `accepts_at` returns for the instruction at pc."""
+    if sass_pipes(p, cls, pc):
+        if p.alu[pc] > 0 and (p.fma[pc] <= 0 or p.free_at[sp, oc.C_INT] >= p.free_at[sp, oc.C_FP32]):
+            return oc.C_INT
+        return oc.C_FP32
+    return pipe_of(cls)
+
+
+@njit(inline="always")
+def _busy(p, sp, pipe, now, until, sass):
+    """Pipeline `pipe` of sub-partition sp took an instruction at `now` and takes nothing else
+    before `until`: `sass` SASS instructions (x SLOT), which issue one after another in that
+    stretch; the cycles one of them issues the pipe is not idle-busy but taken (by this warp)."""
+    p.free_at[sp, pipe] = until
+    if until > now + 1:
+        h = (p.busy_head[sp, pipe] + 1) % BUSY_RING
+        p.busy_head[sp, pipe] = h
+        p.busy_lo[sp, pipe, h] = now + 1
+        p.busy_hi[sp, pipe, h] = until
+        p.busy_n[sp, pipe, h] = max(np.int64(0), until - now - (sass + SLOT - 1) // SLOT)
+
+
+@njit(inline="always")
+def busy_cycles(p, sp, cls, pc, lo, hi):
+    """Cycles in [lo, hi) in which the pipeline the instruction at pc waits for took nothing
+    (busy with an earlier instruction); the other cycles it was free and issued another warp's."""
+    pipe = binding_pipe(p, sp, cls, pc)
+    h = p.busy_head[sp, pipe]
+    n = np.int64(0)
+    for k in range(BUSY_RING):
+        i = (h - k) % BUSY_RING
+        b_hi = p.busy_hi[sp, pipe, i]
+        if b_hi <= lo:
+            return n
+        b_lo = p.busy_lo[sp, pipe, i]
+        a = max(lo, b_lo)
+        b = min(hi, b_hi)
+        if b > a:       # the stretch's busy cycles, spread evenly over it
+            n += ((b - a) * p.busy_n[sp, pipe, i] + (b_hi - b_lo) // 2) // (b_hi - b_lo)
+    return hi - lo      # waited behind more stretches than are remembered: all of it
+
+
+@njit(inline="always")
 def dispatch_hold(p, cls, pc):
     """Cycles the instruction at pc keeps its sub-partition from issuing anything else (1: none)."""
     if cls == oc.C_TENSOR:
@@ -234,25 +288,25 @@ def occupy(p, sp, cls, pc, now):
     """The instruction at `pc`, of class `cls`, issued at `now`: busy for its issue interval; its latency."""
     if cls == oc.C_TENSOR:
         ii = p.tensor_ii[pc]
-        p.free_at[sp, cls] = now + ii
+        _busy(p, sp, cls, now, now + ii, SLOT)
         f = p.tensor_family[pc]
         p.counters[f] += ii
         p.counters[3 + f] += 1
         return p.tensor_lat[pc]
     w = p.slots[pc]
     if w == SLOT:
-        p.free_at[sp, pipe_of(cls)] = now + p.interval[cls]
+        _busy(p, sp, pipe_of(cls), now, now + p.interval[cls], SLOT)
         return p.latency[cls]
     if w == 0:                  # folded by ptxas into other instructions: no pipe, no latency of its own
         return 0
     if sass_pipes(p, cls, pc):  # its SASS on the ALU pipe (every ii_int cycles) and the FMA pipe
         if p.alu[pc] > 0:
-            p.free_at[sp, oc.C_INT] = now + (p.interval[oc.C_INT] * p.alu[pc] + SLOT - 1) // SLOT
+            _busy(p, sp, oc.C_INT, now, now + (p.interval[oc.C_INT] * p.alu[pc] + SLOT - 1) // SLOT, p.alu[pc])
         if p.fma[pc] > 0:
-            p.free_at[sp, oc.C_FP32] = now + (p.interval[oc.C_FP32] * p.fma[pc] + SLOT - 1) // SLOT
+            _busy(p, sp, oc.C_FP32, now, now + (p.interval[oc.C_FP32] * p.fma[pc] + SLOT - 1) // SLOT, p.fma[pc])
         return p.latency[cls]
     # expanded by ptxas into several SASS instructions: the pipe takes each. The result latency stays the
     # class's: the extra SASS is mostly independent of the result (address and sign-extension work), and
     # 64-bit integer work has its own class latency (int64)
-    p.free_at[sp, pipe_of(cls)] = now + (p.interval[cls] * w + SLOT - 1) // SLOT
+    _busy(p, sp, pipe_of(cls), now, now + (p.interval[cls] * w + SLOT - 1) // SLOT, w)
     return p.latency[cls]

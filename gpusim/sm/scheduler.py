@@ -124,17 +124,24 @@ def wake(s, w, at, reason):
 
 # ------------------------------------------------------------------ stall accounting
 @njit(inline="always")
-def account(s, w, pc, now, eligible_at, reason, issued):
-    """Charge the cycles since warp w last issued: to `reason` until it was eligible, then to
-    not_selected; the issue cycle itself to selected."""
+def account(s, w, pc, now, eligible_at, reason, issued, split_at, split_reason, keep):
+    """Charge the cycles since warp w last issued: to `split_reason` until `split_at`, then to
+    `reason` until it was eligible (only `keep` of those cycles; the rest it lost to another warp:
+    not_selected), then to not_selected; the issue cycle itself to selected."""
     t0 = s.accounted_until[w]
     a = min(max(eligible_at, t0), now)
-    if a > t0:
-        s.stall[reason] += a - t0
-        s.pc_stall[pc, reason] += a - t0
-    if now > a:
-        s.stall[NOT_SELECTED] += now - a
-        s.pc_stall[pc, NOT_SELECTED] += now - a
+    b = min(max(split_at, t0), a)
+    if b > t0:
+        s.stall[split_reason] += b - t0
+        s.pc_stall[pc, split_reason] += b - t0
+    k = min(a - b, keep)
+    if k > 0:
+        s.stall[reason] += k
+        s.pc_stall[pc, reason] += k
+    lost = now - b - k
+    if lost > 0:
+        s.stall[NOT_SELECTED] += lost
+        s.pc_stall[pc, NOT_SELECTED] += lost
     if issued:
         s.stall[SELECTED] += 1
         s.pc_stall[pc, SELECTED] += 1

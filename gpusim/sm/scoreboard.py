@@ -16,6 +16,7 @@ from gpusim.sm.stalls import LONG_SCOREBOARD, SHORT_SCOREBOARD, WAIT
 
 Scoreboard = namedtuple("Scoreboard", "reads writes ready_at producer")
 MAX_READS, MAX_WRITES = oc.NSLOT - oc.S0 + 1, oc.S0      # every source slot and the guard; every destination
+OP_ATOM = oc.OP["atom"]
 
 
 def register_lists(d):
@@ -36,6 +37,14 @@ def register_lists(d):
         for s in range(oc.D0, oc.S0):
             if d.opk[pc, s] == oc.OK_REG:
                 writes[pc, s] = d.opv[pc, s]
+    # an atom whose old value no instruction reads is a reduction on the machine (ptxas emits RED, no
+    # destination): nothing to wait for, not even before the next atom writes the same register
+    read = set(reads[reads >= 0].tolist())
+    for pc in range(d.n):
+        if d.ins[pc, oc.F_OP] == OP_ATOM:
+            for s in range(MAX_WRITES):
+                if writes[pc, s] >= 0 and int(writes[pc, s]) not in read:
+                    writes[pc, s] = -1
     return reads, writes
 
 

@@ -23,7 +23,7 @@ from gpusim.sm.asyncops import after_issue, async_ready, clear_cta, clear_warp, 
 from gpusim.sm.executor import S_BARRIER, S_DONE, S_FAULT, init_cta, init_warp, step
 from gpusim.sm.fetch import fetch_ready
 from gpusim.sm.lsu import KIND_SHORT, copy_issued, group_op, groups_reset, memory_timing
-from gpusim.sm.pipelines import SLOT, accepts_at, dispatch_hold, occupy, take_slots, warp_block
+from gpusim.sm.pipelines import SLOT, accepts_at, busy_cycles, dispatch_hold, occupy, take_slots, warp_block
 from gpusim.sm.scheduler import NEVER, account, priority, slot_warp, subpartition_of, wake
 from gpusim.sm.scoreboard import clear, mark_written, operands_ready
 from gpusim.sm.simt import settle
@@ -76,34 +76,42 @@ DIVERGENT = oc.CNT_DIVERGENT
 @njit(no_cpython_wrapper=True, inline="always")      # one caller: inlined there, compiled once
 def earliest(P, M, U, w, sm, sp, now):
     """Earliest cycle warp w can issue its next instruction, the reason it cannot before, its pc
-    (-1: the warp has finished)."""
+    (-1: the warp has finished), and the cycle before which an earlier reason held it (with that
+    reason): a warp that waited for a load and then for its pipe spent the first stretch on
+    long_scoreboard, only the second on math_pipe_throttle."""
     s = U.sched
     t = s.ready_at[w]
     reason = s.reason[w]
     if settle(M, w) == 0:
-        return t, reason, -1
+        return t, reason, -1, t, reason
+    p, p_reason = t, reason
     pc = M.spc[w, M.sp[w] - 1]
     f = fetch_ready(U.fetch, U.l2, U.noc, U.dram, sm, w, pc, now)
     if f > t:
+        p, p_reason = t, reason
         t, reason = f, NO_INSTRUCTION
-    t, reason = operands_ready(U.scoreboard, w, pc, t, reason)
+    t_ops, r_ops = operands_ready(U.scoreboard, w, pc, t, reason)
+    if t_ops > t:
+        p, p_reason = t, reason
+        t, reason = t_ops, r_ops
     cls = P.ins[pc, oc.F_CLASS]
+    free, held = np.int64(0), reason
     if cls == oc.C_LDST or cls == oc.C_ATOMIC:
         if P.ins[pc, oc.F_SPACE] == oc.SP_SHARED:
-            free = U.smem.mio_free[sm] - U.smem.mio_queue
-            if free > t:
-                t, reason = free, MIO_THROTTLE
+            free, held = U.smem.mio_free[sm] - U.smem.mio_queue, MIO_THROTTLE
         else:
-            free = U.lsu.free_at[sm] - U.lsu.queue
-            if free > t:
-                t, reason = free, LG_THROTTLE
+            free, held = U.lsu.free_at[sm] - U.lsu.queue, LG_THROTTLE
     else:
-        free = accepts_at(U.pipes, sp, cls, pc)
-        if free > t:
-            t, reason = free, MATH_PIPE_THROTTLE
-        if cls == oc.C_SYNC:        # wgmma / bulk wait_group, mbarrier waits (sm/asyncops.py)
-            t, reason = async_ready(P, M, U.asyncu, w, pc, t, reason)
-    return t, reason, pc
+        free, held = accepts_at(U.pipes, sp, cls, pc), MATH_PIPE_THROTTLE
+    if free > t:
+        p, p_reason = t, reason
+        t, reason = free, held
+    if cls == oc.C_SYNC:        # wgmma / bulk wait_group, mbarrier waits (sm/asyncops.py)
+        t_sync, r_sync = async_ready(P, M, U.asyncu, w, pc, t, reason)
+        if t_sync > t:
+            p, p_reason = t, reason
+            t, reason = t_sync, r_sync
+    return t, reason, pc, p, p_reason
 
 
 @njit(no_cpython_wrapper=True)
@@ -251,6 +259,7 @@ def issue_subpartition(P, M, U, counters, sp, now):
     nslots = s.warps_per_sm // s.subpartitions
     best, best_key, best_pc = -1, np.int64(0), 0
     best_e, best_reason = np.int64(0), 0
+    best_split, best_split_reason = np.int64(0), 0
     nxt = NEVER
     last = s.last_issued[sp]
     last_slot = (last % s.warps_per_sm) // s.subpartitions if last >= 0 else -1
@@ -264,7 +273,7 @@ def issue_subpartition(P, M, U, counters, sp, now):
             if s.next_bound[w] < nxt:
                 nxt = s.next_bound[w]
             continue
-        e, reason, pc = earliest(P, M, U, w, sm, sp, now)
+        e, reason, pc, split, split_reason = earliest(P, M, U, w, sm, sp, now)
         s.next_bound[w] = e
         if U.events.on != 0:
             note_hold(U.events, w, reason)
@@ -272,12 +281,19 @@ def issue_subpartition(P, M, U, counters, sp, now):
             key = priority(s, w, j, last, last_slot, nslots)
             if best < 0 or key < best_key:
                 best, best_key, best_pc, best_e, best_reason = w, key, pc, e, reason
+                best_split, best_split_reason = split, split_reason
         elif e < nxt:
             nxt = e
     if best < 0:
         s.next_event[sp] = nxt
         return 0
-    account(s, best, best_pc, now, best_e, best_reason, best_pc >= 0)
+    keep = NEVER
+    if best_reason == MATH_PIPE_THROTTLE and best_pc >= 0:
+        # of the cycles it waited for its pipe, the pipe was busy in some; in the others it took
+        # another warp's instruction
+        keep = busy_cycles(U.pipes, sp, P.ins[best_pc, oc.F_CLASS], best_pc,
+                           max(best_split, s.accounted_until[best]), best_e)
+    account(s, best, best_pc, now, best_e, best_reason, best_pc >= 0, best_split, best_split_reason, keep)
     if U.events.on != 0 and best_pc >= 0:
         note_issue(U.events, best, sp, now)
     s.last_issued[sp] = best

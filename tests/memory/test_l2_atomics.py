@@ -66,3 +66,33 @@ def test_each_line_of_a_warps_atomic_past_the_first_costs_the_lsu_atomic_line_cy
     lines = (1 << 20) + 128 * np.arange(32, dtype=np.int64)
     assert _lsu_busy(spec, one_line) == 2
     assert _lsu_busy(spec, lines) == 2 + 5 * 31
+
+
+def _float_chain_wait(first, second, is_float=True, chain=20.0, ways=1):
+    """Cycles the second of two back-to-back atomics waits behind the first (floating-point ones when
+    is_float), the float chain set to `chain` cycles and the operation to 1 cycle."""
+    spec = H100.with_(**{"l2.atomic_interval": 1.0, "l2.atomic_float_chain": chain})
+    U = _units(spec)
+    alone = l2_atomic(U.l2, U.noc, U.dram, 0, second, 10_000, 1, is_float) - 10_000
+    U = _units(spec)
+    l2_atomic(U.l2, U.noc, U.dram, 0, first, 10_000, ways, is_float)
+    return l2_atomic(U.l2, U.noc, U.dram, 0, second, 10_000, 1, is_float) - 10_000 - alone
+
+
+def test_a_float_atomic_waits_for_the_previous_float_sum_on_its_sector_only():
+    sector = (1 << 20) // 32
+    assert _float_chain_wait(sector, sector) == 20          # the float adder's result feeds the next
+    assert _float_chain_wait(sector, sector, is_float=False) == 1     # integers: one operation behind
+    assert _float_chain_wait(sector, sector + 1) == 1       # another sector of the unit: no chain
+    # a deep request (32 lanes on the address) already keeps the unit busy past the chain
+    assert _float_chain_wait(sector, sector, ways=32) == 32
+
+
+def test_float_atomic_pcs_are_the_atom_and_red_on_float_data():
+    from gpusim.sm.lsu import float_atomics
+    ptx = (".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 a)\n{\n"
+           ".reg .b64 %rd<2>; .reg .f32 %f<2>; .reg .b32 %r<2>;\nld.param.u64 %rd1, [a];\n"
+           "red.global.add.f32 [%rd1], %f1;\nred.global.add.u32 [%rd1], %r1;\n"
+           "atom.global.add.f32 %f1, [%rd1], %f1;\nret;\n}\n")
+    d = gpusim.load_ptx(ptx)["k"].decoded
+    assert list(np.flatnonzero(float_atomics(d))) == [1, 3]      # red.add.f32 and atom.add.f32, not the u32

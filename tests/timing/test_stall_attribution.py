@@ -1,0 +1,123 @@
+"""Stall attribution as Nsight Compute samples it: a warp's wait is split between the reasons that held
+it in turn, and a warp waiting for its math pipe is on math_pipe_throttle only while the pipe is busy;
+in the cycles the pipe takes another warp's instruction it is not_selected."""
+
+import numpy as np
+
+import gpusim
+from gpusim.isa import opcodes as oc
+from gpusim.presets import H100
+from gpusim.sm.pipelines import PipelineSpec, busy_cycles, occupy
+from gpusim.sm.pipelines import make_state as make_pipes
+from gpusim.sm.scheduler import SchedulerSpec, account
+from gpusim.sm.scheduler import make_state as make_scheduler
+from gpusim.sm.stalls import LONG_SCOREBOARD, MATH_PIPE_THROTTLE, STALLS
+
+INT = oc.C_INT
+NEVER = np.int64(1) << 62
+
+
+def _pipes():
+    return make_pipes(PipelineSpec(ii_int=2), 1, 30, 30)
+
+
+def test_a_pipe_is_busy_only_in_the_cycles_after_each_issue_before_its_interval_ends():
+    p = _pipes()
+    for now in (10, 12, 14):        # ii_int = 2: each issue keeps the pipe from taking the next cycle
+        occupy(p, 0, INT, 0, now)
+    assert busy_cycles(p, 0, INT, 0, 10, 16) == 3       # cycles 11, 13, 15
+    assert busy_cycles(p, 0, INT, 0, 12, 14) == 1
+    assert busy_cycles(p, 0, INT, 0, 16, 40) == 0
+
+
+def test_the_cycles_a_warp_issues_the_rest_of_its_sass_on_the_pipe_are_not_busy_ones():
+    # one PTX instruction that ptxas made 3 ALU instructions: they issue at 10, 12, 14 and the pipe
+    # is idle-busy at 11, 13, 15
+    p = make_pipes(PipelineSpec(ii_int=2), 1, 30, 30, slots=np.array([[48, 48, 0]]))
+    occupy(p, 0, INT, 0, 10)
+    assert p.free_at[0, INT] == 16
+    assert busy_cycles(p, 0, INT, 0, 10, 16) == 3
+
+
+def test_waiting_behind_more_busy_stretches_than_remembered_counts_all_of_it_as_busy():
+    p = _pipes()
+    for now in range(0, 400, 2):
+        occupy(p, 0, INT, 0, now)
+    assert busy_cycles(p, 0, INT, 0, 0, 400) == 400
+    assert busy_cycles(p, 0, INT, 0, 380, 400) == 10
+
+
+def _charged(split_at, split_reason, eligible_at, reason, keep, now=100, since=0):
+    s = make_scheduler(SchedulerSpec(), 1, 4, 1)
+    s.accounted_until[0] = since
+    account(s, 0, 0, now, eligible_at, reason, True, split_at, split_reason, keep)
+    return {STALLS[i]: int(v) for i, v in enumerate(s.stall) if v}
+
+
+def test_a_wait_for_a_load_then_the_pipe_is_charged_to_each_in_turn():
+    got = _charged(split_at=80, split_reason=LONG_SCOREBOARD, eligible_at=90, reason=MATH_PIPE_THROTTLE,
+                   keep=4)
+    # 0-80 the load, 80-90 the pipe: busy 4 cycles, 6 it took others; 90-100 eligible; 100 issued
+    assert got == {"long_scoreboard": 80, "math_pipe_throttle": 4, "not_selected": 16, "selected": 1}
+
+
+def test_every_cycle_since_the_last_issue_is_charged_exactly_once():
+    for split_at, eligible_at, keep, since in [(5, 50, NEVER, 0), (0, 0, 0, 0), (70, 60, 3, 20), (150, 150, 9, 40)]:
+        got = _charged(split_at, LONG_SCOREBOARD, eligible_at, MATH_PIPE_THROTTLE, keep, since=since)
+        assert sum(got.values()) == 100 - since + 1
+        assert got["selected"] == 1
+
+
+def _alu_ptx():
+    head = ".version 8.0\n.target sm_90\n.address_size 64\n"
+    body = """
+.visible .entry k(.param .u64 out)
+{
+.reg .b32 %r<8>; .reg .b64 %rd<4>; .reg .pred %p<2>;
+mov.u32 %r1, %tid.x;
+mov.u32 %r2, 0;
+mov.u32 %r3, 0;
+L:
+xor.b32 %r1, %r1, 5;
+add.u32 %r4, %r1, 3;
+xor.b32 %r5, %r4, %r1;
+add.u32 %r3, %r3, 1;
+setp.lt.u32 %p1, %r3, 64;
+@%p1 bra L;
+ld.param.u64 %rd1, [out];
+mov.u32 %r6, %tid.x;
+mul.wide.u32 %rd2, %r6, 4;
+add.u64 %rd3, %rd1, %rd2;
+st.global.u32 [%rd3], %r5;
+ret;
+}
+"""
+    return gpusim.load_ptx(head + body)["k"]
+
+
+def test_an_int_pipe_bound_kernel_splits_its_pipe_waits_between_busy_and_taken_cycles():
+    out = np.zeros(1024, np.uint32)
+    r = gpusim.launch(_alu_ptx(), 1, 1024, out, gpu=H100, mode="timing")
+    m = r.metrics
+    key = "smsp__average_warps_issue_stalled_{}_per_issue_active.ratio"
+    mpt, ns = m[key.format("math_pipe_throttle")], m[key.format("not_selected")]
+    # 8 warps per sub-partition on the INT pipe (one instruction per 2 cycles): it is busy every other
+    # cycle and takes one of the waiting warps in the others
+    assert mpt > 1 and ns > 1
+    assert 0.4 < mpt / ns < 2.5
+
+
+def _atom_ptx(use_old: bool):
+    head = ".version 8.0\n.target sm_90\n.address_size 64\n"
+    body = (".visible .entry k(.param .u64 a)\n{\n.reg .b32 %r<4>; .reg .b64 %rd<2>;\n"
+            "ld.param.u64 %rd1, [a];\natom.global.add.u32 %r1, [%rd1], 1;\n"
+            + ("add.u32 %r2, %r1, 1;\n" if use_old else "") + "ret;\n}\n")
+    return gpusim.load_ptx(head + body)["k"].decoded
+
+
+def test_an_atom_whose_old_value_is_never_read_holds_no_register_like_the_red_ptxas_makes_of_it():
+    from gpusim.sm.scoreboard import register_lists
+    _, unused = register_lists(_atom_ptx(False))
+    _, used = register_lists(_atom_ptx(True))
+    assert (unused[1] < 0).all()            # pc 1: the atom; nothing to wait for
+    assert (used[1] >= 0).sum() == 1        # its old value is read: the warp waits for it
