@@ -45,6 +45,17 @@ def probe(c, u, sector, now):
 
 
 @njit
+def holds_line(c, u, sector):
+    """Whether cache instance u holds the 128-B line of `sector` (any of its sectors); no state change."""
+    line = sector >> 2
+    s = set_index(line, c.tag.shape[1])
+    for w in range(c.tag.shape[2]):
+        if c.tag[u, s, w] == line and c.valid[u, s, w] != 0:
+            return True
+    return False
+
+
+@njit
 def fill(c, u, sector, when, now, make_dirty):
     """Install `sector` (arriving at `when`). Returns the dirty sectors evicted (to be written back)."""
     line = sector >> 2

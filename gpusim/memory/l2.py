@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpusim.jit import njit
-from gpusim.memory.cache import dirty_sectors, fill, make_cache, probe
+from gpusim.memory.cache import dirty_sectors, fill, holds_line, make_cache, probe
 from gpusim.memory.dram import dram_burst_extra, dram_read, dram_writeback
 from gpusim.memory.interconnect import deliver, hop
 from gpusim.memory.replacement import check_policy
@@ -46,6 +46,11 @@ class L2Spec:
                                                      "float adder's last result (fitted: gatomic_lane0_one_f32, "
                                                      "one-lane float32 requests on one address at 3.6 cycles each)",
                                       (0.0, 10_000.0))
+    write_miss_cycles: float = param(6.0, "cycles", "slice time to take a partial write (a sector not wholly written) "
+                                                    "to a 128-B line it does not hold: its other bytes must be "
+                                                    "merged from DRAM later (fitted: store_s04..s32, whose time "
+                                                    "grows with the lines written, not the sectors)",
+                                     (0.0, 10_000.0))
     replacement: str = param("lru", "name", "replacement policy: lru | fifo | srrip (gpusim/memory/replacement.py)")
 
     def validate(self, prefix: str = "") -> None:
@@ -69,7 +74,7 @@ class L2Spec:
 
 
 L2 = namedtuple("L2", "cache slice_free latency atomic_latency slice_bandwidth atomic_interval counters probe "
-                     "atomic_free atomic_shift float_chain chain_sector chain_ready")
+                     "atomic_free atomic_shift float_chain chain_sector chain_ready write_miss fill_free")
 LOOKUPS, HITS = range(2)      # counters
 # probe: (slice, cycle the sector got to it, hit) of the slowest access since the caller set probe[0] = -1
 # (a miss outranks a hit); the event recorder reads it for the requests it samples (gpusim/timing/events.py)
@@ -81,7 +86,7 @@ def make_state(spec: L2Spec) -> L2:
               np.float64(spec.atomic_interval), np.zeros(2, np.int64), np.full(3, -1, np.int64),
               np.zeros(spec.slices, np.float64), np.int64(spec.atomic_unit_bytes.bit_length() - 6),
               np.float64(spec.atomic_float_chain), np.full(spec.slices, -1, np.int64),
-              np.zeros(spec.slices, np.float64))
+              np.zeros(spec.slices, np.float64), np.float64(spec.write_miss_cycles), np.zeros(spec.slices, np.float64))
 
 
 def counters(l2: L2) -> dict:
@@ -111,9 +116,10 @@ def _probe(l2, sl, t, hit):
 
 
 @njit
-def l2_access(l2, noc, dram, sm, sector, now, is_write):
+def l2_access(l2, noc, dram, sm, sector, now, is_write, partial=False):
     """One sector from SM `sm` leaving its L1 at `now`: the cycle the data (or the write's
-    acknowledgement) is back at the SM."""
+    acknowledgement) is back at the SM. A partial write (`partial`: not all 32 bytes) to a line the
+    slice does not hold waits for the slice's partial-write unit, `write_miss` cycles each."""
     nsl = l2.slice_free.shape[0]
     sl = slice_of(sector, nsl)
     h = hop(noc, sm, sl, nsl)
@@ -127,8 +133,13 @@ def l2_access(l2, noc, dram, sm, sector, now, is_write):
         l2.counters[HITS] += 1
     _probe(l2, sl, t, r >= 0)
     if is_write:
+        done = t
+        if partial and not holds_line(l2.cache, 0, sector):
+            f = max(np.float64(t), l2.fill_free[sl])
+            l2.fill_free[sl] = f + l2.write_miss
+            done = np.int64(f + l2.write_miss)
         _install(l2, dram, sector, t, t, True)
-        return t + l2.latency + h
+        return done + l2.latency + h
     if r >= 0:
         return deliver(noc, sm, max(r, t) + l2.latency + h, 32)
     done = dram_read(dram, sector, t + half)

@@ -39,10 +39,9 @@ class LSUSpec:
                                                  "touches, each line its own request to the L2 (fitted: "
                                                  "gatomic_strided)", (0, 10_000))
     store_line_cycles: int = param(1, "cycles", "LSU cycles per 128-B line a store writes. Not fitted: 8 fits "
-                                                "store_s01..s32 (their time grows with lines per request) but sends "
-                                                "the held-out transpose_naive from -48% to +82%; the H100's DRAM "
-                                                "reads on those cases point at partial-sector fills in the L2 "
-                                                "instead (validation/DEVIATIONS.md)", (1, 10_000))
+                                                "store_s01..s32 but sends the held-out transpose_naive from -48% to "
+                                                "+82%; their cost is partial writes to new lines at the L2 "
+                                                "(l2.write_miss_cycles)", (1, 10_000))
 
     def validate(self, prefix: str = "") -> None:
         from gpusim.errors import ConfigError
@@ -130,7 +129,8 @@ def global_access(lsu, l1, l2, noc, dram, tr_addr, mask, size, local_bytes, sm, 
         if is_store:      # write-through to the L2: the warp need not wait, only its exit does (drain)
             if is_local:
                 l1_store_local(l1, sm, sec, start)
-            lsu.last_drain[0] = max(lsu.last_drain[0], l2_access(l2, noc, dram, sm, sec, start + l1.latency, True))
+            lsu.last_drain[0] = max(lsu.last_drain[0], l2_access(l2, noc, dram, sm, sec, start + l1.latency, True,
+                                                                 sector_partial(addrs, mask, size, sec)))
             continue
         if bypass_l1:     # cp.async.cg: cached in the L2 only
             t, free = l2_access(l2, noc, dram, sm, sec, start + l1.latency, False), start
@@ -143,6 +143,22 @@ def global_access(lsu, l1, l2, noc, dram, tr_addr, mask, size, local_bytes, sm, 
     if is_store:          # an exiting warp waits until its stores have left the SM
         lsu.drain_at[w] = max(lsu.drain_at[w], start + busy + l1.latency)
     return done
+
+
+@njit
+def sector_partial(addrs, mask, size, sector):
+    """Whether the active lanes' writes leave some of the 32 bytes of `sector` unwritten (a lane's
+    bytes counted once per distinct address)."""
+    covered = np.int64(0)       # a bit per byte
+    lo = sector << 5
+    for l in range(32):
+        if not (mask >> l) & 1:
+            continue
+        for b in range(size):
+            off = addrs[l] + b - lo
+            if 0 <= off < 32:
+                covered |= np.int64(1) << off
+    return covered != (np.int64(1) << 32) - 1
 
 
 @njit
