@@ -2,7 +2,7 @@
 sizes and repeats, alternating the two trees in fresh processes, medians and the ratio.
 
     git worktree add /tmp/base <rev>                       # once; its first run compiles its core
-    python bench/bench_vs.py --base-dir /tmp/base [--repeats 3] [--rounds 2]
+    python bench/bench_vs.py --base-dir /tmp/base [--repeats 3] [--rounds 2] [--model ptx|sass]
 
 Timing mode: bench_timing.py's programs at their default sizes (warp-instructions/s). Functional
 mode: bench_functional.py's cases. Each child process loads its tree's compiled core from the cache
@@ -36,15 +36,15 @@ print(json.dumps({"wall": statistics.median(walls[1:]), "warp": sum(r.warp_instr
 """
 
 
-def _timing(tree: Path, name: str, size: int, repeats: int) -> dict:
+def _timing(tree: Path, name: str, size: int, repeats: int, model: str = "ptx") -> dict:
     out = subprocess.run([sys.executable, str(tree / "bench" / "bench_timing.py"), "--child", name, str(size),
-                          "--repeats", str(repeats)], capture_output=True, text=True, cwd=tree)
+                          model, "--repeats", str(repeats)], capture_output=True, text=True, cwd=tree)
     if out.returncode:
         raise SystemExit(out.stderr[-2000:])
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def _functional(tree: Path, name: str, size: int, repeats: int) -> dict:
+def _functional(tree: Path, name: str, size: int, repeats: int, model: str = "ptx") -> dict:
     out = subprocess.run([sys.executable, "-c", CHILD_FUNCTIONAL, str(tree), name, str(size), str(repeats)],
                          capture_output=True, text=True, cwd=tree)
     if out.returncode:
@@ -57,6 +57,7 @@ def main():
     ap.add_argument("--base-dir", required=True, type=Path)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--model", choices=["ptx", "sass"], default="ptx", help="timing model of the timing-mode runs")
     args = ap.parse_args()
     trees = {"base": args.base_dir.resolve(), "this": ROOT}
     print(f"{'mode':10s} {'program':14s} {'warp inst':>10s} {'base wi/s':>11s} {'this wi/s':>11s} {'this/base':>9s}")
@@ -66,7 +67,7 @@ def main():
             warp = 0
             for rnd in range(args.rounds):
                 for key, tree in trees.items():          # alternate, so drift hits both alike
-                    r = run(tree, name, size, args.repeats)
+                    r = run(tree, name, size, args.repeats, args.model)
                     warp = r["warp"]
                     if rnd or args.rounds == 1:
                         walls[key].append(r["wall"])
