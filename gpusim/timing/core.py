@@ -95,7 +95,6 @@ def earliest(P, M, U, w, sm, sp, now):
         p, p_reason = t, reason
         t, reason = t_ops, r_ops
     cls = P.ins[pc, oc.F_CLASS]
-    free, held = np.int64(0), reason
     if cls == oc.C_LDST or cls == oc.C_ATOMIC:
         if P.ins[pc, oc.F_SPACE] == oc.SP_SHARED:
             free, held = U.smem.mio_free[sm] - U.smem.mio_queue, MIO_THROTTLE
