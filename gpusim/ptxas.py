@@ -73,7 +73,7 @@ def resources(text: str, arch: str) -> dict[str, KernelResources]:
         raise LaunchError("model='sass' needs ptxas: install gpusim[triton] (Triton bundles it) or the "
                           "nvidia-cuda-nvcc wheel, or set GPUSIM_PTXAS; model='ptx' needs nothing")
     version = tool_version(exe)
-    key = hashlib.sha256(f"{version}\0{arch}\0{text}".encode()).hexdigest()[:24]
+    key = hashlib.sha256(f"whole\0{version}\0{arch}\0{text}".encode()).hexdigest()[:24]
     path = cache_root() / "ptxas" / f"{key}.json"
     if path.exists():
         return {k: KernelResources(**v) for k, v in json.loads(path.read_text()).items()}
@@ -90,21 +90,31 @@ def resources(text: str, arch: str) -> dict[str, KernelResources]:
 
 
 def compile_to(exe: str, text: str, arch: str, cubin: Path, flags: list):
-    """Run ptxas on `text` for `arch` into `cubin` (the CompletedProcess). A PTX ISA newer than this
-    ptxas (e.g. CUDA 13's 9.0 against Triton's 12.9 ptxas) is compiled as the newest it knows: the
-    kernels gpusim runs use nothing past the older ISA."""
-    p = _compile(exe, text, arch, cubin, flags)
+    """Run ptxas on `text` for `arch` into `cubin` (the CompletedProcess), as a whole program, as the
+    driver loads a launched module: relocatable code (`-c`) follows the call ABI at every function
+    boundary and gets other registers (bank_s01: 26 relocatable, 22 whole, as the H100 ran). A module
+    that calls a function it does not define cannot be a whole program; it is compiled relocatable.
+    A PTX ISA newer than this ptxas (e.g. CUDA 13's 9.0 against Triton's 12.9 ptxas) is compiled as
+    the newest it knows: the kernels gpusim runs use nothing past the older ISA."""
+    p = _compile_any(exe, text, arch, cubin, flags)
     newest = re.search(r"Unsupported \.version \S+; current version is '([\d.]+)'", p.stdout + p.stderr)
     if p.returncode != 0 and newest:
-        p = _compile(exe, re.sub(r"^\s*\.version\s+\S+", f".version {newest.group(1)}", text, count=1,
-                                 flags=re.M), arch, cubin, flags)
+        p = _compile_any(exe, re.sub(r"^\s*\.version\s+\S+", f".version {newest.group(1)}", text, count=1,
+                                     flags=re.M), arch, cubin, flags)
+    return p
+
+
+def _compile_any(exe: str, text: str, arch: str, cubin: Path, flags: list):
+    p = _compile(exe, text, arch, cubin, flags)
+    if p.returncode != 0 and "Unresolved extern" in p.stdout + p.stderr:
+        p = _compile(exe, text, arch, cubin, [*flags, "-c"])
     return p
 
 
 def _compile(exe: str, text: str, arch: str, cubin: Path, flags: list):
     src = cubin.with_suffix(".ptx")
     src.write_text(text)
-    return subprocess.run([exe, f"-arch={arch}", *flags, "-c", str(src), "-o", str(cubin)],
+    return subprocess.run([exe, f"-arch={arch}", *flags, str(src), "-o", str(cubin)],
                           capture_output=True, text=True, timeout=300)
 
 

@@ -48,6 +48,9 @@ FILE_INDEX = 1
 _LINE = re.compile(r'//## File "ptx", line (\d+)')
 _INS = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
 _LABEL = re.compile(r"^(\.L_x_\d+):")
+# a subroutine ptxas placed after the kernel's code in a whole-program cubin (64-bit division and the like:
+# `$__internal_0_$__cuda_sm20_div_s64:`, reached by CALL.REL); it names no PTX line
+_SUBROUTINE = re.compile(r"^\$__internal_\w*\$[\w$]*:")
 _SELF_BRANCH = re.compile(r"^BRA\s+`\((\.L_x_\d+)\)")
 _BRANCH_TARGET = re.compile(r"`\((\.L_x_\d+)\)")
 _PTX_LABEL = re.compile(r"^\s*(\$?[\w$]+):")
@@ -145,7 +148,7 @@ def weights(text: str, arch: str) -> SassMap:
         raise LaunchError("model='sass' needs ptxas and nvdisasm: install gpusim[sass] (or gpusim[triton], which "
                           "bundles both), or set GPUSIM_PTXAS/GPUSIM_NVDISASM; model='ptx' needs nothing")
     tools = f"{ptxas.tool_version(exe)} | {ptxas.tool_version(dis)}"
-    key = hashlib.sha256(f"map7\0{tools}\0{arch}\0{text}".encode()).hexdigest()[:24]
+    key = hashlib.sha256(f"map8\0{tools}\0{arch}\0{text}".encode()).hexdigest()[:24]
     path = cache_root() / "ptxas" / f"{key}.map.json"
     if path.exists():
         return SassMap.from_json(json.loads(path.read_text()))
@@ -185,8 +188,11 @@ def parse_blocks(listing: str) -> tuple[list, list]:
     back: list = []              # (first block, last block) of each backward branch
     for raw in listing.splitlines():
         s = raw.strip()
-        if s.startswith(".text.") or s.startswith(".section"):
+        if s.startswith(".text.") or s.startswith(".section") or _SUBROUTINE.match(s):
             line = None          # a new function: its lines start afresh
+            if cur and _SUBROUTINE.match(s):
+                blocks.append(cur)
+                cur, labels_at = [], []
         m = _LINE.search(s)
         if m:
             line = int(m.group(1))

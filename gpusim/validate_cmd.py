@@ -46,13 +46,12 @@ def cmd_validate(args):
     if len(models) > 1:
         summary["by_model"] = {m: v.summarize(r) for m, r in by_model.items()}
     for m, mrows in by_model.items():
-        regs = [r["regs"] for r in mrows if r.get("regs") and r["regs"][0] is not None]
-        same = sum(int(round(h)) == int(s) for h, s in regs)
+        same, nregs = v.registers_equal(mrows)
         source = "ptxas's" if m == "sass" else "gpusim's PTX estimate"
         f = v.summarize(mrows)
         report.console.print(f"{m} model: cycle MAPE {f['cycle_mape_pct']:.1f}% (held-out "
                              f"{f['held_out']['cycle_mape_pct']:.1f}%, p90 {f['held_out']['cycle_p90_pct']:.1f}%), "
-                             f"registers equal to ncu's on {same}/{len(regs)} cases ({source})")
+                             f"registers equal to the H100's on {same}/{nregs} cases ({source})")
     out = Path(args.out)
     plot = out.with_suffix(".png") if not names else None
     if plot is not None:

@@ -233,3 +233,35 @@ def test_work_ptxas_hoisted_out_of_a_loop_counts_nothing_per_trip():
     assert m.weight[3] == 1.0 and m.weight[2] == 1.0      # lines outside the loop keep their SASS
     assert m.weight[5] == 1.0 and m.weight[7] == 2.0
     assert sassmap.build(blocks, HOIST_PTX).weight[6] == 1.0      # without loop shapes: as if still inside
+
+
+DIV64 = """.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 p, .param .u64 d) {
+ .reg .b32 %r<3>; .reg .b64 %rd<8>;
+ ld.param.u64 %rd1, [p];
+ ld.param.u64 %rd2, [d];
+ cvta.to.global.u64 %rd1, %rd1;
+ mov.u32 %r1, %tid.x;
+ cvt.u64.u32 %rd3, %r1;
+ div.s64 %rd4, %rd3, %rd2;
+ shl.b64 %rd5, %rd3, 3;
+ add.s64 %rd6, %rd1, %rd5;
+ st.global.u64 [%rd6], %rd4;
+ ret;
+}
+"""
+
+
+@needs_tools
+def test_a_subroutine_ptxas_calls_counts_at_no_line_of_the_kernel():
+    """In a whole-program cubin ptxas puts 64-bit division in a subroutine after the kernel's EXIT (called
+    only when the operands need 64 bits); its SASS names no PTX line and must not land on the last one."""
+    m = sassmap.weights(DIV64, "sm_90")
+    lines = DIV64.splitlines()
+    ret = next(i for i, s in enumerate(lines, 1) if s.strip() == "ret;")
+    div = next(i for i, s in enumerate(lines, 1) if "div.s64" in s)
+    assert m.weight[ret] <= 2
+    assert m.unmapped >= 20            # the subroutine's body
+    assert 1 <= m.weight[div] < 20     # the call site's fast path and the call
