@@ -218,11 +218,14 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
         # what ptxas made of each PTX instruction (gpusim/sassmap.py): the SASS instructions it issues as
         smap = sassmap.weights(k.module.text, ptxas.arch_for(arch_of(spec), k.module.text))
         per_pc = sassmap.pc_weights(smap, d.ins[:, oc.F_LINE])
-        slots = np.rint(per_pc * SLOT).astype(np.int64)     # (pc, 4): slots, ALU, FMA (x SLOT), aggregated (x SLOT)
+        # (pc, 7): slots, ALU, FMA, aggregated flag, spill loads, spill stores (x SLOT but the flag), and
+        # the bytes per lane of the vector shared load ptxas made of the line (0: none)
+        slots = np.rint(per_pc * SLOT).astype(np.int64)
         slots[:, 3] = per_pc[:, 3] > 0
+        slots[:, 6] = per_pc[:, 6]
     if mode == "timing" and regs_per_thread is None and d.regs_per_thread > spec.sm.max_regs_per_thread:
         # ptxas never allocates more than the maximum: it spills the rest to local memory. The
-        # estimate is capped the same way (the spill traffic itself is not modelled).
+        # estimate is capped the same way (the PTX model does not time the spill traffic; the SASS model does).
         regs_per_thread = spec.sm.max_regs_per_thread
     _check_capacity(d, args, spec)
     mem = DeviceMemory(d.globals_size, d.global_inits)
@@ -231,7 +234,8 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
     pmem = pack_params(k, values)
     try:
         res = _run(k, d, mem, pmem, g, b, spec, mode, shared_mem, max_instructions, regs_per_thread, progress,
-                   copies, stack_size, cooperative, checks, cluster, _events_interval(events), slots)
+                   copies, stack_size, cooperative, checks, cluster, _events_interval(events), slots,
+                   sass.spill_stores if sass is not None else 0)
     except MemoryError:
         raise LaunchError(f"this machine has not the memory to simulate this launch on {spec.name} "
                           f"(device memory {mem.size} B, local memory {d.local_size} B per thread)") from None
@@ -327,7 +331,7 @@ def _events_interval(events) -> int:
 
 
 def _run(k, d, mem, pmem, g, b, spec, mode, shared_mem, max_instructions, regs_per_thread, progress, copies,
-         stack_size, cooperative, checks, cluster, events=0, slots=None):
+         stack_size, cooperative, checks, cluster, events=0, slots=None, spill_bytes=0):
     import time
     mem.build()
     cold = not jitcache.is_warm(mode)
@@ -339,7 +343,7 @@ def _run(k, d, mem, pmem, g, b, spec, mode, shared_mem, max_instructions, regs_p
         from gpusim.timing.engine import run_timing
         run = run_timing(d, mem, pmem, g, b, spec, shared_mem, max_instructions, regs_per_thread=regs_per_thread,
                          progress=progress, stack_size=stack_size, checks=checks, cluster=cluster,
-                         events=events, slots=slots)
+                         events=events, slots=slots, spill_bytes=spill_bytes)
         res = LaunchResult(kernel=d.name, grid=g, block=b, mode="timing", gpu=spec.name, decoded=d,
                            metrics=run.metrics, cycles=run.cycles, per_pc=run.per_pc,
                            timing={"occupancy": run.occupancy, "clock_mhz": spec.clock_mhz},

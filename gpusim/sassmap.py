@@ -52,6 +52,7 @@ _LABEL = re.compile(r"^(\.L_x_\d+):")
 # `$__internal_0_$__cuda_sm20_div_s64:`, reached by CALL.REL); it names no PTX line
 _SUBROUTINE = re.compile(r"^\$__internal_\w*\$[\w$]*:")
 _SELF_BRANCH = re.compile(r"^BRA\s+`\((\.L_x_\d+)\)")
+_LDS_VECTOR = re.compile(r"^LDS(?:\.[A-Z]+)*\.(64|128)\b")    # a vector shared load: LDS.64, LDS.U.128
 _BRANCH_TARGET = re.compile(r"`\((\.L_x_\d+)\)")
 _PTX_LABEL = re.compile(r"^\s*(\$?[\w$]+):")
 _PTX_BRANCH = re.compile(r"\bbra(?:\.uni)?\s+(\$?[\w$]+)\s*;")
@@ -79,6 +80,7 @@ class SassMap:
     pipes: dict = field(default_factory=dict)         # PTX line -> (ALU instructions, FMA-pipe cycles) per execution
     spill_lines: dict = field(default_factory=dict)   # PTX line -> (spill loads, spill stores) per execution
     aggregated: list = field(default_factory=list)    # PTX lines whose global atomic ptxas warp-aggregated
+    vector: dict = field(default_factory=dict)        # PTX line -> bytes per lane of its widest LDS (8 or 16)
     total: int = 0                                    # SASS instructions kept
     unmapped: int = 0                                 # of which had no line before or after them
     tools: str = ""
@@ -88,6 +90,7 @@ class SassMap:
                 "opcodes": {str(k): v for k, v in self.opcodes.items()},
                 "spill_lines": {str(k): list(v) for k, v in self.spill_lines.items()},
                 "pipes": {str(k): list(v) for k, v in self.pipes.items()}, "aggregated": self.aggregated,
+                "vector": {str(k): v for k, v in self.vector.items()},
                 "total": self.total, "unmapped": self.unmapped, "tools": self.tools}
 
     @classmethod
@@ -95,7 +98,8 @@ class SassMap:
         return cls({int(k): v for k, v in d["weight"].items()}, {int(k): v for k, v in d["opcodes"].items()},
                    {int(k): tuple(v) for k, v in d["pipes"].items()},
                    {int(k): tuple(v) for k, v in d["spill_lines"].items()},
-                   d["aggregated"], d["total"], d["unmapped"], d["tools"])
+                   d["aggregated"], {int(k): v for k, v in d.get("vector", {}).items()}, d["total"], d["unmapped"],
+                   d["tools"])
 
 
 def find_nvdisasm() -> str | None:
@@ -148,7 +152,7 @@ def weights(text: str, arch: str) -> SassMap:
         raise LaunchError("model='sass' needs ptxas and nvdisasm: install gpusim[sass] (or gpusim[triton], which "
                           "bundles both), or set GPUSIM_PTXAS/GPUSIM_NVDISASM; model='ptx' needs nothing")
     tools = f"{ptxas.tool_version(exe)} | {ptxas.tool_version(dis)}"
-    key = hashlib.sha256(f"map8\0{tools}\0{arch}\0{text}".encode()).hexdigest()[:24]
+    key = hashlib.sha256(f"map9\0{tools}\0{arch}\0{text}".encode()).hexdigest()[:24]
     path = cache_root() / "ptxas" / f"{key}.map.json"
     if path.exists():
         return SassMap.from_json(json.loads(path.read_text()))
@@ -279,6 +283,9 @@ def build(blocks: list, text: str, in_loop: list | None = None) -> SassMap:
                 continue
             op = _opcode(ins)
             opcodes[ln][op] += 1
+            vec = _LDS_VECTOR.match(ins.split()[1] if ins.startswith("@") else ins)
+            if vec:
+                m.vector[ln] = max(m.vector.get(ln, 0), int(vec.group(1)) // 8)
             if op in _ALU:
                 pipe_use[ln][0] += 1.0 / unroll
             elif op in _FMA:
@@ -349,14 +356,22 @@ def _fill_lines(lines: list) -> list:
 
 def pc_weights(m: SassMap, lines) -> np.ndarray:
     """Per pc of a decoded program (`lines[pc]`: its PTX line): the SASS instructions it issues per
-    execution, its ALU-pipe instructions, its FMA-pipe cycles, and 1 for a warp-aggregated atomic (an array
-    of shape (n, 4)). A line gpusim
-    decodes into several pcs shares its weights among them; a line the map does not name (no SASS came
-    from it) weighs 0."""
+    execution, its ALU-pipe instructions, its FMA-pipe cycles, 1 for a warp-aggregated atomic, and the
+    spill loads and stores ptxas put on its line, and the bytes per lane of its widest vector shared load
+    (an array of shape (n, 7)). A line gpusim decodes into several pcs shares its weights among them (its
+    spills and vector width go to its first pc); a line the map does not name (no SASS came from it)
+    weighs 0."""
     lines = np.asarray(lines, np.int64)
     per_line = Counter(int(x) for x in lines)
     agg = set(m.aggregated)
+    first: dict = {}
+    for pc, ln in enumerate(lines):
+        first.setdefault(int(ln), pc)
+    nospill = (0.0, 0.0)
     return np.array([(m.weight.get(int(ln), 0.0) / per_line[int(ln)],
                       m.pipes.get(int(ln), (0.0, 0.0))[0] / per_line[int(ln)],
                       m.pipes.get(int(ln), (0.0, 0.0))[1] / per_line[int(ln)],
-                      1.0 if int(ln) in agg else 0.0) for ln in lines], np.float64).reshape(-1, 4)
+                      1.0 if int(ln) in agg else 0.0,
+                      *(m.spill_lines.get(int(ln), nospill) if first[int(ln)] == pc else nospill),
+                      m.vector.get(int(ln), 0) if first[int(ln)] == pc else 0)
+                     for pc, ln in enumerate(lines)], np.float64).reshape(-1, 7)

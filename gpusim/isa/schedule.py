@@ -26,7 +26,10 @@ _SIDE_EFFECTS = {"ld", "ldu", "st", "atom", "red", "prefetch", "prefetchu", "cp"
                  "activemask", "redux", "match", "tex", "tld4", "suld", "sust", "wmma", "mma", "wgmma",
                  "stmatrix", "ldmatrix", "cvta", "isspacep", "pmevent", "discard", "applypriority",
                  "createpolicy", "elect", "getctarank", "mapa", "cp.async", "st.async", "red.async"}
-_LONG_LOAD_SPACES = {"global", "local", "const"}
+_LONG_LOAD_SPACES = {"global", "local", "const", "shared"}
+# a consumer sinks past at most this many shared loads: ptxas batches 6-8 LDS ahead of their uses (smem_ld32's
+# SASS), not a whole unrolled loop's (the registers to hold them run out)
+SHARED_BATCH = 6
 
 
 def _regs(it: ast.Instr) -> frozenset:
@@ -76,8 +79,13 @@ def _dest(it: ast.Instr) -> frozenset:
     return _regs(probe)
 
 
+def _is_shared_load(it: ast.Instr) -> bool:
+    return it.base in ("ld", "ldu") and "shared" in it.mods
+
+
 def _schedule_run(run: list) -> list:
     regs = [_regs(it) for it in run]
+    shared = [_is_shared_load(it) for it in run]
     loaded: set = set()
     movable = [False] * len(run)
     for i, it in enumerate(run):
@@ -93,8 +101,12 @@ def _schedule_run(run: list) -> list:
         if not movable[i]:
             continue
         pos = order.index(i)
-        j = pos
+        j, passed = pos, 0
         while j + 1 < len(order) and not (regs[order[j + 1]] & regs[i]):
+            if shared[order[j + 1]]:
+                if passed == SHARED_BATCH:
+                    break
+                passed += 1
             j += 1
         if j != pos:
             order.insert(j, order.pop(pos))

@@ -35,7 +35,20 @@ class SharedMemSpec:
 
 @njit
 def wavefronts(addrs, mask, size, nbanks, words, banks):
-    """Wavefronts for one shared-memory warp access; `words`/`banks` are scratch arrays (>= 128)."""
+    """Wavefronts for one shared-memory warp access; `words`/`banks` are scratch arrays (>= 128). A 128-bit
+    access is served a half-warp at a time (sgemm_tiled's LDS.128 of two rows' words takes 2 on the H100,
+    which make 24 wavefronts per 16 k-steps of its 16 LDS and 4 LDS.128)."""
+    if size >= 16:
+        n = 0
+        for half in (mask & 0xFFFF, mask & ~0xFFFF & 0xFFFFFFFF):
+            if half != 0:
+                n += _wavefronts(addrs, half, size, nbanks, words, banks)
+        return max(n, 1)
+    return _wavefronts(addrs, mask, size, nbanks, words, banks)
+
+
+@njit
+def _wavefronts(addrs, mask, size, nbanks, words, banks):
     n = 0
     for l in range(32):
         if not (mask >> l) & 1:
@@ -62,17 +75,19 @@ def wavefronts(addrs, mask, size, nbanks, words, banks):
 
 
 SharedMem = namedtuple("SharedMem", "latency mio_queue banks mio_free counters pc_wavefronts pc_conflicts words "
-                                     "bank_load ldsm_latency")
+                                     "bank_load ldsm_latency vector")
+# vector: per pc, the bytes per lane of the vector load ptxas made of it (the SASS model; 0 none)
 LD, ST, ATOM = range(3)                         # access kinds
 REQUESTS, WAVEFRONTS, CONFLICTS = range(3)      # counters[kind, ...]
 _KIND = ("ld", "st", "atom")
 
 
-def make_state(spec: SharedMemSpec, n_sm: int, n_pcs: int) -> SharedMem:
+def make_state(spec: SharedMemSpec, n_sm: int, n_pcs: int, vector=None) -> SharedMem:
     return SharedMem(np.int64(spec.latency), np.int64(spec.mio_queue), np.int64(spec.banks),
                      np.zeros(n_sm, np.int64), np.zeros((3, 3), np.int64), np.zeros(n_pcs, np.int64),
                      np.zeros(n_pcs, np.int64), np.zeros(256, np.int64), np.zeros(spec.banks, np.int64),
-                     np.int64(spec.ldsm_latency))
+                     np.int64(spec.ldsm_latency),
+                     np.zeros(n_pcs, np.int64) if vector is None else np.ascontiguousarray(vector, np.int64))
 
 
 def counters(sm: SharedMem) -> dict:

@@ -51,7 +51,10 @@ class LSUSpec:
 
 LSU = namedtuple("LSU", "issue_interval queue atomic_same_address free_at drain_at last_drain counters "
                        "pc_sectors pc_requests addrs sectors groups store_line aggregated atomic_line "
-                       "float_atomic")
+                       "float_atomic spill spill_bytes spill_debt spill_next spill_addr")
+# spill: per pc, the spill loads and stores (LDL/STL ptxas added) per execution (x SLOT, the SASS model);
+# spill_bytes: each thread's spill area, after its PTX local frame; spill_debt: per warp, the fractions
+# not yet issued; spill_next: per warp, the next 4-byte slot of the area; spill_addr: the lanes' offsets
 # cp.async groups per warp: `open` the latest landing cycle of copies not yet committed, `ring` that of
 # the newest GROUP_RING committed groups (group k in slot k % GROUP_RING), `count` groups committed,
 # `old` the latest landing cycle of the groups that left the ring
@@ -70,10 +73,12 @@ def float_atomics(d) -> np.ndarray:
     return out
 
 
-def make_state(spec: LSUSpec, n_sm: int, n_warps: int, n_pcs: int, aggregated=None, float_atomic=None) -> LSU:
+def make_state(spec: LSUSpec, n_sm: int, n_warps: int, n_pcs: int, aggregated=None, float_atomic=None,
+               spill=None, spill_bytes: int = 0) -> LSU:
     """aggregated: per pc, 1 where ptxas made a global atomic warp-aggregated (the SASS model: one lane
     performs the warp's update, VOTEU/POPC/SHFL spread the result; gpusim/sassmap.py). float_atomic: per
-    pc, 1 for a floating-point atomic (`float_atomics`)."""
+    pc, 1 for a floating-point atomic (`float_atomics`). spill: per pc, (spill loads, spill stores) per
+    execution x SLOT, and spill_bytes the area per thread they use (ptxas's spill stores; the SASS model)."""
     return LSU(np.int64(spec.issue_interval), np.int64(spec.queue), np.int64(spec.atomic_same_address_cycles),
                np.zeros(n_sm, np.int64), np.zeros(n_warps, np.int64), np.zeros(1, np.int64), np.zeros(6, np.int64),
                np.zeros(n_pcs, np.int64), np.zeros(n_pcs, np.int64), np.zeros(32, np.int64), np.zeros(512, np.int64),
@@ -82,7 +87,10 @@ def make_state(spec: LSUSpec, n_sm: int, n_warps: int, n_pcs: int, aggregated=No
                np.int64(spec.store_line_cycles),
                np.zeros(n_pcs, np.int64) if aggregated is None else np.asarray(aggregated, np.int64),
                np.int64(spec.atomic_line_cycles),
-               np.zeros(n_pcs, np.int64) if float_atomic is None else np.asarray(float_atomic, np.int64))
+               np.zeros(n_pcs, np.int64) if float_atomic is None else np.asarray(float_atomic, np.int64),
+               np.zeros((n_pcs, 2), np.int64) if spill is None else np.ascontiguousarray(spill, np.int64),
+               np.int64(0 if spill is None else max(4, (int(spill_bytes) + 3) // 4 * 4)),
+               np.zeros((n_warps, 2), np.int64), np.zeros(n_warps, np.int64), np.zeros(32, np.int64))
 
 
 def counters(lsu: LSU) -> dict:
@@ -142,6 +150,29 @@ def global_access(lsu, l1, l2, noc, dram, tr_addr, mask, size, local_bytes, sm, 
     lsu.free_at[sm] = go_on + busy
     if is_store:          # an exiting warp waits until its stores have left the SM
         lsu.drain_at[w] = max(lsu.drain_at[w], start + busy + l1.latency)
+    return done
+
+
+@njit
+def spill_traffic(lsu, l1, l2, noc, dram, frame, mask, sm, pc, now, w, slot):
+    """The spill loads and stores ptxas put at pc (the SASS model), as 4-byte local accesses of the active
+    lanes to the thread's spill area after its PTX local frame (`frame` bytes): through the L1 and L2
+    as any local access. Fractions per execution (an unrolled loop's share) add up per warp. Returns the
+    cycle the last spill load's data is back (`now` if none)."""
+    done = now
+    words = lsu.spill_bytes // 4
+    for kind in range(2):
+        lsu.spill_debt[w, kind] += lsu.spill[pc, kind]
+        while lsu.spill_debt[w, kind] >= slot:
+            lsu.spill_debt[w, kind] -= slot
+            off = frame + 4 * (lsu.spill_next[w] % words)
+            lsu.spill_next[w] += 1
+            for lane in range(32):
+                lsu.spill_addr[lane] = off
+            t = global_access(lsu, l1, l2, noc, dram, lsu.spill_addr, mask, 4, frame + lsu.spill_bytes, sm, pc,
+                              now, kind == 1, True, w)
+            if kind == 0 and t > done:
+                done = t
     return done
 
 
@@ -207,6 +238,8 @@ def memory_timing(lsu, smem, l1, l2, noc, dram, tr_addr, tr_info, local_bytes, s
     size = tr_info[TI_SIZE]
     if sp == oc.SP_SHARED:
         kind = ATOM if tr_info[TI_ATOM] != 0 else (ST if is_store else LD)
+        if kind == LD and smem.vector[pc] > size:
+            size = smem.vector[pc]      # the SASS model: ptxas merged the next lines' loads into this one's
         return smem_access(smem, tr_addr, mask, size, kind, sm, pc, now, tr_info[TI_ATOM] == 2), KIND_SHORT
     if sp == oc.SP_GLOBAL and tr_info[TI_ATOM] != 0:
         return global_atomic(lsu, l1, l2, noc, dram, tr_addr, mask, size, sm, pc, now, w), KIND_LONG

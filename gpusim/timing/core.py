@@ -22,7 +22,7 @@ from gpusim.memory.dsm import barrier_completed, remote_access
 from gpusim.sm.asyncops import after_issue, async_ready, clear_cta, clear_warp, tma_requests
 from gpusim.sm.executor import S_BARRIER, S_DONE, S_FAULT, init_cta, init_warp, step
 from gpusim.sm.fetch import fetch_ready
-from gpusim.sm.lsu import KIND_SHORT, copy_issued, group_op, groups_reset, memory_timing
+from gpusim.sm.lsu import KIND_LONG, KIND_SHORT, copy_issued, group_op, groups_reset, memory_timing, spill_traffic
 from gpusim.sm.pipelines import SLOT, accepts_at, busy_cycles, dispatch_hold, occupy, take_slots, warp_block
 from gpusim.sm.scheduler import NEVER, account, priority, slot_warp, subpartition_of, wake
 from gpusim.sm.scoreboard import clear, mark_written, operands_ready
@@ -162,8 +162,14 @@ def issue(P, M, U, counters, w, pc, now):
             sampled = U.events.on != 0 and (space == oc.SP_GLOBAL or space == oc.SP_LOCAL) and want_request(U.events)
             if sampled:
                 U.l2.probe[0] = -1
-            done, kind = memory_timing(U.lsu, U.smem, U.l1, U.l2, U.noc, U.dram, M.tr_addr, M.tr_info,
-                                       M.lmem.shape[2], sm, pc, now, w)
+            if (space == oc.SP_SHARED and U.pipes.slots[pc] == 0 and M.tr_info[TI_STORE] == 0
+                    and M.tr_info[TI_ATOM] == 0):
+                # the SASS model: ptxas merged this shared load into another line's vector load (LDS.64,
+                # LDS.128): no request and no wavefronts of its own; its data comes with that one's
+                done, kind = now + U.smem.latency, KIND_SHORT
+            else:
+                done, kind = memory_timing(U.lsu, U.smem, U.l1, U.l2, U.noc, U.dram, M.tr_addr, M.tr_info,
+                                           M.lmem.shape[2] + U.lsu.spill_bytes, sm, pc, now, w)
             if op == OP_LDMATRIX:
                 done += U.smem.ldsm_latency
             if M.tr_info[TI_SPACE] == oc.SP_SHARED and M.clslot[M.wcta[w], CL_SIZE] > 1:
@@ -199,6 +205,15 @@ def issue(P, M, U, counters, w, pc, now):
             if until > s.ready_at[w]:
                 s.ready_at[w] = until
                 s.reason[w] = LONG_SCOREBOARD
+    if U.lsu.spill_bytes > 0 and (U.lsu.spill[pc, 0] != 0 or U.lsu.spill[pc, 1] != 0) and M.sp[w] > 0:
+        # the SASS model: ptxas's spill loads and stores on this line go through the L1 as local traffic;
+        # what the line computes waits for its reloads
+        live = M.smask[w, M.sp[w] - 1] & ~M.exited[w]
+        if live != 0:
+            back = spill_traffic(U.lsu, U.l1, U.l2, U.noc, U.dram, M.lmem.shape[2], live, sm, pc, now, w, SLOT)
+            if back - now > lat:
+                lat = back - now
+                kind = KIND_LONG
     mark_written(U.scoreboard, w, pc, now + lat, kind)
     # the SASS model: the instruction's SASS issue slots (sm/pipelines.py take_slots); the PTX model's are all 1
     extra = take_slots(U.pipes, sp, pc)

@@ -29,10 +29,12 @@ class TimingRun:
 
 
 def run_timing(d, mem, pmem, g, b, spec, shared_mem, budget, regs_per_thread=None, progress=None,
-               stack_size=None, checks=(0, ()), cluster=((1, 1, 1), False), events: int = 0, slots=None) -> TimingRun:
+               stack_size=None, checks=(0, ()), cluster=((1, 1, 1), False), events: int = 0, slots=None,
+               spill_bytes: int = 0) -> TimingRun:
     """launch() has checked the launch shape, shared memory and options; checks: sanitizer (flags, names);
     cluster: (dims, explicit); events: record events (gpusim/timing/events.py), sampling warp states every
-    `events` cycles (0: off); slots: SASS issue slots per pc (x16, the SASS model: gpusim/sassmap.py)."""
+    `events` cycles (0: off); slots: SASS issue slots per pc (x16, the SASS model: gpusim/sassmap.py);
+    spill_bytes: each thread's spill area (ptxas's spill stores, the SASS model)."""
     nthreads = b[0] * b[1] * b[2]
     total = g[0] * g[1] * g[2]
     regs = regs_per_thread or d.regs_per_thread
@@ -61,7 +63,7 @@ def run_timing(d, mem, pmem, g, b, spec, shared_mem, budget, regs_per_thread=Non
     M = make_mach(d, spec.n_sm * warps_per_sm, spec.n_sm * resident, mem.gmem, mem.alo, mem.ahi, pmem, b, g,
                   spec.n_sm, shared_mem, budget, stack_size, checks=checks[0], cluster=cluster[0],
                   explicit_cluster=cluster[1])
-    U = make_units(spec, d, warps_per_sm, resident, EventsSpec(interval=events), total, slots)
+    U = make_units(spec, d, warps_per_sm, resident, EventsSpec(interval=events), total, slots, spill_bytes)
     counters = core_counters()
     env = simpy.Environment()
     gt = GigaThread(P, M, U, counters, spec.n_sm, total, nthreads, resident, progress, cluster[0],

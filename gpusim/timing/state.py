@@ -10,9 +10,11 @@ from gpusim.timing.core import Units
 
 
 def make_units(spec, d, warps_per_sm: int, ctas_per_sm: int, record: events.EventsSpec = events.EventsSpec(),
-               total_ctas: int = 1, slots=None) -> Units:
+               total_ctas: int = 1, slots=None, spill_bytes: int = 0) -> Units:
     """State for `d` (a decoded kernel) on `spec` with the given warp and CTA slots per SM; `record`:
-    what the event recorder keeps (off by default); slots: SASS issue slots per pc (the SASS model)."""
+    what the event recorder keeps (off by default); slots: SASS issue slots per pc (the SASS model:
+    slots, ALU, FMA, aggregated, spill loads, spill stores, vector shared bytes); spill_bytes: each thread's
+    spill area."""
     nsm, n_warps = spec.n_sm, spec.n_sm * warps_per_sm
     return Units(
         sched=scheduler.make_state(spec.scheduler, nsm, warps_per_sm, d.n),
@@ -22,8 +24,9 @@ def make_units(spec, d, warps_per_sm: int, ctas_per_sm: int, record: events.Even
                                    None if slots is None else slots[:, :3]),
         fetch=fetch.make_state(spec.fetch, nsm, n_warps, d.n),
         lsu=lsu.make_state(spec.lsu, nsm, n_warps, d.n, None if slots is None else slots[:, 3],
-                           lsu.float_atomics(d)),
-        smem=shared_banks.make_state(spec.smem, nsm, d.n),
+                           lsu.float_atomics(d), None if slots is None or slots.shape[1] < 6 else slots[:, 4:6],
+                           spill_bytes),
+        smem=shared_banks.make_state(spec.smem, nsm, d.n, None if slots is None or slots.shape[1] < 7 else slots[:, 6]),
         l1=l1.make_state(spec.l1, nsm),
         noc=interconnect.make_state(spec.noc, nsm, spec.l2.partitions),
         l2=l2.make_state(spec.l2),

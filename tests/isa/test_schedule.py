@@ -113,3 +113,15 @@ st.global.u32 [%rd2], %r2;
     out = np.zeros(1, np.uint32)
     gpusim.launch(k, 1, 1, a, out, mode="functional")
     assert out[0] == 7
+
+
+def test_consumers_of_shared_loads_sink_past_a_batch_of_at_most_six_loads():
+    """ptxas issues 6-8 LDS ahead of their uses (smem_ld32's SASS), not a whole unrolled loop's worth."""
+    from gpusim.isa.schedule import SHARED_BATCH
+    loads = "\n".join(f"ld.shared.u32 %r{i}, [%r15+{4 * i}];\nadd.u32 %r14, %r14, %r{i};" for i in range(1, 11))
+    body = f"ld.param.u64 %rd2, [out];\nmov.u32 %r15, 0;\nmov.u32 %r14, 0;\n{loads}\nst.global.u32 [%rd2], %r14;"
+    texts = [t.split()[0] + " " + t.split()[1].rstrip(",") for t in _kernel(body).decoded.texts
+             if t.startswith(("ld.shared", "add.u32"))]
+    first_add = texts.index("add.u32 %r14")
+    assert texts[:first_add] == [f"ld.shared.u32 %r{i}" for i in range(1, SHARED_BATCH + 2)]
+    assert texts.count("add.u32 %r14") == 10 and sum(t.startswith("ld.shared") for t in texts) == 10

@@ -101,7 +101,13 @@ def test_pc_weights_share_a_line_among_the_pcs_gpusim_decodes_it_into():
     m = sassmap.SassMap(weight={7: 3.0, 8: 1.0}, pipes={7: (2.0, 1.0)})
     w = sassmap.pc_weights(m, [7, 7, 8, 9])
     assert w[:, 0].tolist() == [1.5, 1.5, 1.0, 0.0]
-    assert w[0, 1:].tolist() == [1.0, 0.5, 0.0]
+    assert w[0, 1:4].tolist() == [1.0, 0.5, 0.0]
+
+
+def test_a_lines_spills_go_to_its_first_pc_only():
+    m = sassmap.SassMap(weight={7: 3.0}, spill_lines={7: (0.5, 2.0)})
+    w = sassmap.pc_weights(m, [7, 7, 8])
+    assert w[:, 4].tolist() == [0.5, 0.0, 0.0] and w[:, 5].tolist() == [2.0, 0.0, 0.0]
 
 
 @needs_tools
@@ -265,3 +271,39 @@ def test_a_subroutine_ptxas_calls_counts_at_no_line_of_the_kernel():
     assert m.weight[ret] <= 2
     assert m.unmapped >= 20            # the subroutine's body
     assert 1 <= m.weight[div] < 20     # the call site's fast path and the call
+
+
+def _spilling_ptx(n=40, stride=4096):
+    """n values loaded, summed, then multiplied back in reverse: all live at once, under .maxnreg 16."""
+    body = [f" ld.global.f32 %f{i}, [%rd3+{i * stride}];" for i in range(1, n + 1)]
+    body += [" mov.f32 %f100, 0f00000000;"] + [f" add.f32 %f100, %f100, %f{i};" for i in range(1, n + 1)]
+    body += [" mov.f32 %f101, 0f3F800000;"] + [f" fma.rn.f32 %f101, %f101, %f{i}, %f100;" for i in range(n, 0, -1)]
+    return "\n".join([".version 8.0", ".target sm_90", ".address_size 64",
+                      ".visible .entry k(.param .u64 p, .param .u64 q) .maxnreg 16 {",
+                      " .reg .f32 %f<128>; .reg .b32 %r<4>; .reg .b64 %rd<8>;",
+                      " ld.param.u64 %rd1, [p]; cvta.to.global.u64 %rd1, %rd1;",
+                      " ld.param.u64 %rd5, [q]; cvta.to.global.u64 %rd5, %rd5;",
+                      " mov.u32 %r1, %tid.x; mul.wide.u32 %rd2, %r1, 4; add.s64 %rd3, %rd1, %rd2;", *body,
+                      " add.s64 %rd6, %rd5, %rd2; st.global.f32 [%rd6], %f101; ret; }"])
+
+
+@needs_tools
+def test_spills_go_through_the_l1_as_local_traffic_in_the_sass_model():
+    """ptxas spills what 16 registers cannot hold; the SASS model times its LDL/STL as local accesses (the
+    PTX has none), through the L1 and the L2 behind it, and the values are the PTX's either way."""
+    k = gpusim.load_ptx(_spilling_ptx())["k"]
+    x = (np.arange(40 * 1024 + 64, dtype=np.float32) % 7) * 0.25
+    out_p, out_s = np.zeros(64, np.float32), np.zeros(64, np.float32)
+    p = gpusim.launch(k, 1, 64, x, out_p, mode="timing")
+    s = gpusim.launch(k, 1, 64, x, out_s, mode="timing", model="sass")
+    assert s.timing["ptxas"].spill_stores > 0
+    spilled = s.timing["sass_map"]["spill_lines"]
+    assert sum(st for _, st in spilled.values()) > 0
+    assert p.metrics["l1tex__t_sectors_pipe_lsu_mem_local_op.sum"] == 0
+    # 2 warps x (spill loads + stores) x 4 sectors each (one 128-B line of lane-interleaved words); a
+    # line's fractional spills (its mean over ptxas's copies) add up per warp, less than one of each kind left
+    per_warp = sum(a + b for a, b in spilled.values())
+    assert 2 * 4 * (per_warp - 2) <= s.metrics["l1tex__t_sectors_pipe_lsu_mem_local_op.sum"] <= 2 * 4 * per_warp
+    np.testing.assert_array_equal(out_p, out_s)
+    again = gpusim.launch(k, 1, 64, x, np.zeros(64, np.float32), mode="timing", model="sass")
+    assert again.cycles == s.cycles
