@@ -2,8 +2,10 @@
 
 gpusim times PTX; the GPU runs what ptxas makes of it. `launch(..., model="sass")` asks ptxas for each
 kernel's resources and times the launch with them: registers per thread (so occupancy is the
-hardware's) and, reported beside them, the bytes of spill stores and loads and the stack frame. The
-per-instruction SASS timing the issue describes is not built yet; the instructions stay the PTX's.
+hardware's), the bytes of spill stores and loads (their traffic: gpusim/sm/lsu.py) and the stack frame.
+What ptxas made of each PTX line is gpusim/sassmap.py's. The module is compiled as a whole program, as
+the driver loads a launched one: on the 109 recorded H100 kernels this gives the launched function's
+registers every time (validation/probes/register_paths.py); relocatable code (-c) differed on 14.
 
 ptxas is looked for, in order: $GPUSIM_PTXAS, the `nvidia-cuda-nvcc` wheel's (the `sass` extra: CUDA
 13.0's, the compiler the recorded H100's driver used), the one Triton bundles (the `triton` extra:

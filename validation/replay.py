@@ -222,7 +222,7 @@ def models_section(by_model: dict) -> list[str]:
             w = f["worst"]
             lines.append(f"| {m} | {label} | {f['cases']} | {f['cycle_mape_pct']:.1f}% | {f['cycle_p90_pct']:.1f}% | "
                          f"{w[0]} {w[1]:+.1f}% | {f['cycle_pearson_r']:.3f} | {f['stall_top3_match']} | "
-                         f"{same}/{len(regs)} | {_median_abs(r.get('inst_err') for r in sel):.1f}% |")
+                         f"{same}/{regs} | {_median_abs(r.get('inst_err') for r in sel):.1f}% |")
     lines += ["", "Registers: the launched function's registers per thread on the H100 (the driver's "
               "CU_FUNC_ATTRIBUTE_NUM_REGS, as numba recorded it), against gpusim's (the SASS model: ptxas's on "
               "the PTX gpusim compiled; the PTX model: its estimate). ncu's launch__registers_per_thread reads "
