@@ -1,0 +1,87 @@
+"""L2 capacity for SM-private data, as the H100 shows it: DRAM traffic of a read-modify-write sweep.
+
+One CTA per SM (132 x 1024 threads) adds 1 to every word of its own slice of a buffer of F bytes, `PASSES`
+times over. Where the F bytes stay in the L2, the DRAM reads are about F (the first pass) and the writes
+about 0; where they do not, every pass reads and writes them again. ho_local_hist_mode (34.6 MB of
+thread-private local data) writes 89 MB back to DRAM on the H100, so the capacity such data sees may be
+below the 50 MB the L2 has (gpusim's L2 holds it all). Run on the device from the repository root:
+
+    python3 validation/probes/l2_capacity.py --out $OUT/probe_l2_capacity.json
+
+It runs itself under ncu (one profiled launch per size, caches flushed before each) and writes the
+metrics per size with the GPU, driver and tool versions.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+import time
+
+SIZES_MB = (8, 16, 20, 24, 28, 32, 36, 40, 44, 48, 64)
+PASSES = 4
+METRICS = ("dram__bytes_read.sum,dram__bytes_write.sum,gpc__cycles_elapsed.max,lts__t_sector_hit_rate.pct,"
+           "lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum")
+SRC = r"""
+extern "C" __global__ void rmw(unsigned int* buf, unsigned long long words_per_cta, int passes) {
+    unsigned int* p = buf + blockIdx.x * words_per_cta;
+    for (int k = 0; k < passes; ++k)
+        for (unsigned long long i = threadIdx.x; i < words_per_cta; i += blockDim.x)
+            p[i] += 1u;
+}
+"""
+
+
+def inner():
+    import cupy as cp
+    k = cp.RawKernel(SRC, "rmw")
+    sms = cp.cuda.Device(0).attributes["MultiProcessorCount"]
+    for mb in SIZES_MB:
+        words = (mb << 20) // 4 // sms
+        buf = cp.zeros(words * sms, dtype=cp.uint32)
+        k((sms,), (1024,), (buf, cp.uint64(words), cp.int32(PASSES)))
+        cp.cuda.Device(0).synchronize()
+        ok = bool((buf == PASSES).all())
+        print(f"size {mb} MB words_per_cta {words} correct {ok}", flush=True)
+        del buf
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--inner", action="store_true")
+    ap.add_argument("--out", default="probe_l2_capacity.json")
+    a = ap.parse_args()
+    if a.inner:
+        return inner()
+    t0 = time.time()
+    cmd = ["ncu", "--clock-control", "none", "--cache-control", "all", "-k", "rmw", "--metrics", METRICS, "--csv",
+           "--print-units", "base", sys.executable, __file__, "--inner"]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    text = p.stdout
+    lines = [ln for ln in text.splitlines() if ln.startswith('"')]
+    rows = list(csv.DictReader(io.StringIO("\n".join(lines))))
+    per_launch: dict = {}
+    for r in rows:
+        per_launch.setdefault(int(r["ID"]), {})[r["Metric Name"]] = float(r["Metric Value"].replace(",", ""))
+    results = [{"size_mb": mb, "passes": PASSES, **per_launch.get(i, {})} for i, mb in enumerate(SIZES_MB)]
+    sh = lambda c: subprocess.run(c, shell=True, capture_output=True, text=True).stdout.strip()  # noqa: E731
+    out = {"provenance": {"date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                          "gpu": sh("nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv"),
+                          "ncu": sh("ncu --version | tail -1"), "script": "validation/probes/l2_capacity.py",
+                          "kernel": SRC.strip(), "grid": "one CTA per SM x 1024 threads", "wall_s": None},
+           "results": results, "inner_output": [ln for ln in text.splitlines() if ln.startswith("size")],
+           "ncu_stderr_tail": p.stderr[-2000:]}
+    out["provenance"]["wall_s"] = round(time.time() - t0, 1)
+    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
+    with open(a.out, "w") as f:
+        json.dump(out, f, indent=1)
+    for r in results:
+        print(r)
+
+
+if __name__ == "__main__":
+    main()
