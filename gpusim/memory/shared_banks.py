@@ -76,7 +76,8 @@ def _wavefronts(addrs, mask, size, nbanks, words, banks):
 
 SharedMem = namedtuple("SharedMem", "latency mio_queue banks mio_free counters pc_wavefronts pc_conflicts words "
                                      "bank_load ldsm_latency vector")
-# vector: per pc, the bytes per lane of the vector load ptxas made of it (the SASS model; 0 none)
+# vector: per pc, the bytes per lane of the vector load ptxas made of it (the SASS model; 0 none; -1 a load
+# ptxas merged into another line's vector load)
 LD, ST, ATOM = range(3)                         # access kinds
 REQUESTS, WAVEFRONTS, CONFLICTS = range(3)      # counters[kind, ...]
 _KIND = ("ld", "st", "atom")

@@ -238,8 +238,10 @@ def memory_timing(lsu, smem, l1, l2, noc, dram, tr_addr, tr_info, local_bytes, s
     size = tr_info[TI_SIZE]
     if sp == oc.SP_SHARED:
         kind = ATOM if tr_info[TI_ATOM] != 0 else (ST if is_store else LD)
-        if kind == LD and smem.vector[pc] > size:
-            size = smem.vector[pc]      # the SASS model: ptxas merged the next lines' loads into this one's
+        if kind == LD and smem.vector[pc] != 0:      # the SASS model: ptxas's vector shared loads
+            if smem.vector[pc] < 0:     # merged into another line's: no request, its data comes with that one's
+                return now + smem.latency, KIND_SHORT
+            size = max(size, smem.vector[pc])       # the next lines' loads merged into this one
         return smem_access(smem, tr_addr, mask, size, kind, sm, pc, now, tr_info[TI_ATOM] == 2), KIND_SHORT
     if sp == oc.SP_GLOBAL and tr_info[TI_ATOM] != 0:
         return global_atomic(lsu, l1, l2, noc, dram, tr_addr, mask, size, sm, pc, now, w), KIND_LONG

@@ -162,14 +162,8 @@ def issue(P, M, U, counters, w, pc, now):
             sampled = U.events.on != 0 and (space == oc.SP_GLOBAL or space == oc.SP_LOCAL) and want_request(U.events)
             if sampled:
                 U.l2.probe[0] = -1
-            if (space == oc.SP_SHARED and U.pipes.slots[pc] == 0 and M.tr_info[TI_STORE] == 0
-                    and M.tr_info[TI_ATOM] == 0):
-                # the SASS model: ptxas merged this shared load into another line's vector load (LDS.64,
-                # LDS.128): no request and no wavefronts of its own; its data comes with that one's
-                done, kind = now + U.smem.latency, KIND_SHORT
-            else:
-                done, kind = memory_timing(U.lsu, U.smem, U.l1, U.l2, U.noc, U.dram, M.tr_addr, M.tr_info,
-                                           M.lmem.shape[2] + U.lsu.spill_bytes, sm, pc, now, w)
+            done, kind = memory_timing(U.lsu, U.smem, U.l1, U.l2, U.noc, U.dram, M.tr_addr, M.tr_info,
+                                       M.lmem.shape[2] + U.lsu.spill_bytes, sm, pc, now, w)
             if op == OP_LDMATRIX:
                 done += U.smem.ldsm_latency
             if M.tr_info[TI_SPACE] == oc.SP_SHARED and M.clslot[M.wcta[w], CL_SIZE] > 1:
