@@ -30,6 +30,7 @@ from validation.cases import (  # noqa: E402
     compute,
     divergence,
     heldout,
+    l2_write,
     mechanisms,
     programs,
     shared_atomics,
@@ -56,7 +57,9 @@ def small_cases() -> list:
     out += [waves._make("waves", "", waves.spin, 3, 32, cycles=2000),
             waves._make("smem", "", waves.spin_smem, 3, 64, cycles=2000)]
     out += [stores._make(s, grid=2, block=32, per_thread=2) for s in stores.STRIDES]
+    out += [stores._make_rows(w, grid=2, block=32) for w in stores.ROW_WIDTHS]
     out += [shared_atomics._make(n, m, s, grid=2, block=64, reps=3) for n, (m, s) in shared_atomics.MODES.items()]
+    out += l2_write.small_cases()
     out += mechanisms.small_cases()
     out += heldout.small_cases()
     out += [programs._make(mod, mod.SMALL_SIZE) for name, mod in programs.all_programs().items()

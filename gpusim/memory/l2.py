@@ -51,6 +51,10 @@ class L2Spec:
                                                     "merged from DRAM later (fitted: store_s04..s32, whose time "
                                                     "grows with the lines written, not the sectors)",
                                      (0.0, 10_000.0))
+    write_cost: float = param(1.6, "x", "slice time of a written sector, in read sectors: a write to the far "
+                                         "partition is taken by a slice of each (ncu counts 1.50 L2 write sectors per "
+                                         "L1 store sector on 36 of 40 recorded kernels; fitted: store_s02..s08, "
+                                         "l2_store_8mb, store_rows2/4 within 3.1%)", (0.0, 1000.0))
     replacement: str = param("lru", "name", "replacement policy: lru | fifo | srrip (gpusim/memory/replacement.py)")
 
     def validate(self, prefix: str = "") -> None:
@@ -74,7 +78,7 @@ class L2Spec:
 
 
 L2 = namedtuple("L2", "cache slice_free latency atomic_latency slice_bandwidth atomic_interval counters probe "
-                     "atomic_free atomic_shift float_chain chain_sector chain_ready write_miss fill_free")
+                     "atomic_free atomic_shift float_chain chain_sector chain_ready write_miss fill_free write_cost")
 LOOKUPS, HITS = range(2)      # counters
 # probe: (slice, cycle the sector got to it, hit) of the slowest access since the caller set probe[0] = -1
 # (a miss outranks a hit); the event recorder reads it for the requests it samples (gpusim/timing/events.py)
@@ -86,7 +90,8 @@ def make_state(spec: L2Spec) -> L2:
               np.float64(spec.atomic_interval), np.zeros(2, np.int64), np.full(3, -1, np.int64),
               np.zeros(spec.slices, np.float64), np.int64(spec.atomic_unit_bytes.bit_length() - 6),
               np.float64(spec.atomic_float_chain), np.full(spec.slices, -1, np.int64),
-              np.zeros(spec.slices, np.float64), np.float64(spec.write_miss_cycles), np.zeros(spec.slices, np.float64))
+              np.zeros(spec.slices, np.float64), np.float64(spec.write_miss_cycles), np.zeros(spec.slices, np.float64),
+              np.float64(spec.write_cost))
 
 
 def counters(l2: L2) -> dict:
@@ -124,7 +129,7 @@ def l2_access(l2, noc, dram, sm, sector, now, is_write, partial=False):
     sl = slice_of(sector, nsl)
     h = hop(noc, sm, sl, nsl)
     start = max(np.float64(now + h), l2.slice_free[sl])
-    l2.slice_free[sl] = start + 32.0 / l2.slice_bandwidth
+    l2.slice_free[sl] = start + 32.0 / l2.slice_bandwidth * (l2.write_cost if is_write else 1.0)
     t = np.int64(start)
     half = l2.latency // 2
     l2.counters[LOOKUPS] += 1

@@ -11,7 +11,7 @@ import importlib
 import validation  # noqa: F401  (numpy shim before numba is imported)
 from validation.cases._case import Case
 
-MODULES = ("chase", "compute", "bandwidth", "coalesce", "banks", "divergence", "atomics", "waves", "stores",
+MODULES = ("chase", "compute", "bandwidth", "coalesce", "banks", "divergence", "atomics", "waves", "stores", "l2_write",
            "shared_atomics", "mechanisms", "programs", "heldout")
 
 
