@@ -171,6 +171,19 @@ def global_access(lsu, l1, l2, noc, dram, tr_addr, mask, size, local_bytes, sm, 
 
 
 @njit
+def _lines_within(sectors, ns, lines, n):
+    """Whether every sector of sectors[:ns] lies in one of the 128-B lines lines[:n]."""
+    for k in range(ns):
+        line = sectors[k] >> 2
+        j = 0
+        while j < n and lines[j] != line:
+            j += 1
+        if j == n:
+            return False
+    return True
+
+
+@njit
 def write_combines(lsu, w, ns, nl, now):
     """The L1's write combining for warp w's global store, whose sectors are lsu.sectors[:ns] (nl lines),
     issued at cycle `now`: True if it merges into the warp's previous store (it writes only lines that one
@@ -184,20 +197,8 @@ def write_combines(lsu, w, ns, nl, now):
     n = lsu.wc_n[w]
     recent = now - lsu.wc_time[w] <= lsu.combine_window
     lsu.wc_time[w] = now
-    if n > 0 and nl <= n and recent:
-        inside = True
-        for k in range(ns):
-            line = lsu.sectors[k] >> 2
-            found = False
-            for j in range(n):
-                if lines[j] == line:
-                    found = True
-                    break
-            if not found:
-                inside = False
-                break
-        if inside:
-            return True
+    if n > 0 and nl <= n and recent and _lines_within(lsu.sectors, ns, lines, n):
+        return True
     lsu.wc_n[w] = 0
     if nl > cap:
         return False
@@ -311,8 +312,11 @@ def memory_timing(lsu, smem, l1, l2, noc, dram, tr_addr, tr_info, local_bytes, s
 
 
 @njit
-def groups_reset(g, w):
-    """A new warp in slot w: no copies in flight."""
+def warp_reset(lsu, w):
+    """A new warp in slot w: no stores to drain, no copies in flight, nothing to write-combine with."""
+    lsu.drain_at[w] = 0
+    lsu.wc_n[w] = 0
+    g = lsu.groups
     g.open[w] = 0
     g.count[w] = 0
     g.old[w] = 0

@@ -22,7 +22,7 @@ from gpusim.memory.dsm import barrier_completed, remote_access
 from gpusim.sm.asyncops import after_issue, async_ready, clear_cta, clear_warp, tma_requests
 from gpusim.sm.executor import S_BARRIER, S_DONE, S_FAULT, init_cta, init_warp, step
 from gpusim.sm.fetch import fetch_ready
-from gpusim.sm.lsu import KIND_LONG, KIND_SHORT, copy_issued, group_op, groups_reset, memory_timing, spill_traffic
+from gpusim.sm.lsu import KIND_LONG, KIND_SHORT, copy_issued, group_op, memory_timing, spill_traffic, warp_reset
 from gpusim.sm.pipelines import SLOT, accepts_at, busy_cycles, dispatch_hold, occupy, take_slots, warp_block
 from gpusim.sm.scheduler import NEVER, account, priority, slot_warp, subpartition_of, wake
 from gpusim.sm.scoreboard import clear, mark_written, operands_ready
@@ -380,8 +380,7 @@ def dispatch(P, M, U, cta, sm, now, age, nthreads, delay):
             s.age[w] = age * 64 + placed
             s.at_barrier[w] = 0
             wake(s, w, start, DISPATCH_STALL)
-            U.lsu.drain_at[w] = 0
-            groups_reset(U.lsu.groups, w)
+            warp_reset(U.lsu, w)
             U.fetch.warp_line[w] = -1
             clear(U.scoreboard, w)
             clear_warp(U.asyncu, w)

@@ -4,24 +4,11 @@ sends nothing more to the L2, as the H100 does for a row written member by membe
 ncu counts 0.77 and 0.42 L2 write sectors per L1 store sector, 1.50 elsewhere)."""
 
 import numpy as np
-from numba import cuda
 
 import gpusim
 from gpusim.presets import H100
-
-
-def rows4(out):
-    t = cuda.grid(1)
-    out[t, 0] = t
-    out[t, 1] = t + 1
-    out[t, 2] = t + 2
-    out[t, 3] = t + 3
-
-
-def rows8(out):
-    t = cuda.grid(1)
-    for k in range(8):
-        out[t, k] = t + k
+from validation.cases.stores import row_store4 as rows4
+from validation.cases.stores import row_store8 as rows8
 
 
 def _l2_sectors(kernel, width, **over):
