@@ -22,12 +22,9 @@ from gpusim.isa.forms import check_instruction, reg_type, special_register_famil
 from gpusim.isa.hopper import decode_hopper, rename_cp
 from gpusim.isa.immediates import imm_bits
 from gpusim.isa.layout import Layout as _Layout
-from gpusim.isa.layout import align as _align
-from gpusim.isa.layout import init_bytes as _init_bytes
-from gpusim.isa.limits import check_totals
 from gpusim.isa.modifiers import classify
 from gpusim.isa.schedule import sink_load_consumers
-from gpusim.isa.spaces import GLOBAL_BASE
+from gpusim.isa.symbols import place_symbols
 from gpusim.isa.tensorops import BASES as TENSOR_BASES
 from gpusim.isa.tensorops import encode as encode_tensor
 from gpusim.isa.types import TYPE_CODE, TYPE_SIZE
@@ -104,71 +101,6 @@ class Decoder:
         self.vlists: list[list[int]] = []                # wgmma register vectors (hopper.py)
 
     # ------------------------------------------------------------------ symbols
-    def layout(self):
-        extern_shared = []
-        for v in self.m.vars:
-            if v.space == "global":
-                off = self.glob.place(v.name, max(v.size, 1), v.align or 8)
-                self.sym[v.name] = (oc.SP_GLOBAL, GLOBAL_BASE + off)
-            elif v.space == "const":
-                off = self.const.place(v.name, max(v.size, 1), v.align or 4)
-                self.sym[v.name] = (oc.SP_CONST, off)
-            elif v.space == "shared":
-                if v.count == 0:
-                    extern_shared.append(v)
-                else:
-                    self.sym[v.name] = (oc.SP_SHARED, self.shared.place(v.name, v.size, v.align or 4))
-        for fn in self._functions():
-            if fn.name in self.cyclic:          # frames per activation keep the static frame's alignment
-                self.local.size = _align(self.local.size, 16)
-            frame_start = self.local.size
-            for v in fn.vars:
-                key = (fn.name, v.name)
-                if v.space == "shared":
-                    if v.count == 0:
-                        extern_shared.append(v)
-                    else:
-                        self.func_sym[key] = (oc.SP_SHARED, self.shared.place(
-                            f"{fn.name}::{v.name}", v.size, v.align or 4))
-                elif v.space in ("local", "param"):
-                    self.func_sym[key] = (oc.SP_LOCAL, self.local.place(     # natural alignment by default
-                        f"{fn.name}::{v.name}", max(v.size, 1), max(v.align, v.elem_size, 1)))
-                elif v.space == "global":
-                    off = self.glob.place(f"{fn.name}::{v.name}", max(v.size, 1), v.align or 8)
-                    self.func_sym[key] = (oc.SP_GLOBAL, GLOBAL_BASE + off)
-            if fn.kind == "func":
-                for v in fn.params + fn.rets:
-                    self.func_sym[(fn.name, v.name)] = (oc.SP_LOCAL, self.local.place(
-                        f"{fn.name}::{v.name}", max(v.size, 1), max(v.align, v.elem_size, 1)))
-            self.frames[fn.name] = (frame_start, self.local.size - frame_start)
-        for v in self.k.params:
-            off = self.params.place(v.name, v.size, max(v.align, min(v.elem_size, 8), 1))
-            self.sym[v.name] = (oc.SP_PARAM, off)
-        self.shared_static = self.shared.size
-        dyn = _align(self.shared.size, 16)
-        for v in extern_shared:
-            self.sym[v.name] = (oc.SP_SHARED, dyn)
-            for fn in self._functions():
-                self.func_sym[(fn.name, v.name)] = (oc.SP_SHARED, dyn)
-        check_totals(self)
-        for v in self.m.vars:
-            if v.space in ("global", "const") and v.init:
-                data = self._init(v)
-                if v.space == "global":
-                    self.global_inits.append((self.glob.addr[v.name], data))
-                else:
-                    self.const_init = getattr(self, "const_init", []) + [(self.const.addr[v.name], data)]
-
-    def _init(self, v: ast.VarDecl) -> bytes:
-        def resolve(name):
-            if name not in self.sym:
-                raise PTXSyntaxError(f"unknown symbol '{name}' in the initializer of '{v.name}'", self.file, v.line, 1)
-            return self.sym[name][1]
-        try:
-            return _init_bytes(v, resolve)
-        except ValueError as e:
-            raise PTXSyntaxError(f"bad initializer of '{v.name}': {e}", self.file, v.line, 1) from None
-
     def _functions(self):
         yield self.k
         for fn in self.m.functions.values():
@@ -209,7 +141,7 @@ class Decoder:
 
     # ------------------------------------------------------------------ main
     def decode(self) -> DecodedKernel:
-        self.layout()
+        place_symbols(self)
         for name in sorted(self.cyclic):        # recursion: frames per activation (calls.py)
             self.frame_reg[name] = self.regs[(name, FRAME_REG)] = len(self.reg_words)
             self.reg_words.append(2)
