@@ -52,6 +52,10 @@ _LABEL = re.compile(r"^(\.L_x_\d+):")
 # `$__internal_0_$__cuda_sm20_div_s64:`, reached by CALL.REL); it names no PTX line
 _SUBROUTINE = re.compile(r"^\$__internal_\w*\$[\w$]*:")
 _SELF_BRANCH = re.compile(r"^BRA\s+`\((\.L_x_\d+)\)")
+# the high word of an instruction's encoding (`nvdisasm -hex`, the line after it): its top 23 bits are the
+# control bits ptxas sets for the warp scheduler: stall cycles (bits 41-44 of the word), the yield flag (45:
+# clear = switch to another warp), the scoreboards (46-63)
+_HI_WORD = re.compile(r"^/\*\s*0x([0-9a-f]{16})\s*\*/$")
 _LDS_VECTOR = re.compile(r"^LDS(?:\.[A-Z]+)*\.(64|128)\b")    # a vector shared load: LDS.64, LDS.U.128
 _BRANCH_TARGET = re.compile(r"`\((\.L_x_\d+)\)")
 _PTX_LABEL = re.compile(r"^\s*(\$?[\w$]+):")
@@ -81,6 +85,8 @@ class SassMap:
     spill_lines: dict = field(default_factory=dict)   # PTX line -> (spill loads, spill stores) per execution
     aggregated: list = field(default_factory=list)    # PTX lines whose global atomic ptxas warp-aggregated
     vector: dict = field(default_factory=dict)        # PTX line -> bytes per lane of its widest LDS (8 or 16)
+    stall: dict = field(default_factory=dict)         # PTX line -> ptxas's stall cycles of its SASS per execution
+    yields: list = field(default_factory=list)        # PTX lines whose SASS ends in an instruction that yields
     total: int = 0                                    # SASS instructions kept
     unmapped: int = 0                                 # of which had no line before or after them
     tools: str = ""
@@ -91,6 +97,7 @@ class SassMap:
                 "spill_lines": {str(k): list(v) for k, v in self.spill_lines.items()},
                 "pipes": {str(k): list(v) for k, v in self.pipes.items()}, "aggregated": self.aggregated,
                 "vector": {str(k): v for k, v in self.vector.items()},
+                "stall": {str(k): v for k, v in self.stall.items()}, "yields": self.yields,
                 "total": self.total, "unmapped": self.unmapped, "tools": self.tools}
 
     @classmethod
@@ -98,7 +105,8 @@ class SassMap:
         return cls({int(k): v for k, v in d["weight"].items()}, {int(k): v for k, v in d["opcodes"].items()},
                    {int(k): tuple(v) for k, v in d["pipes"].items()},
                    {int(k): tuple(v) for k, v in d["spill_lines"].items()},
-                   d["aggregated"], {int(k): v for k, v in d.get("vector", {}).items()}, d["total"], d["unmapped"],
+                   d["aggregated"], {int(k): v for k, v in d.get("vector", {}).items()},
+                   {int(k): v for k, v in d.get("stall", {}).items()}, d.get("yields", []), d["total"], d["unmapped"],
                    d["tools"])
 
 
@@ -152,7 +160,7 @@ def weights(text: str, arch: str) -> SassMap:
         raise LaunchError("model='sass' needs ptxas and nvdisasm: install gpusim[sass] (or gpusim[triton], which "
                           "bundles both), or set GPUSIM_PTXAS/GPUSIM_NVDISASM; model='ptx' needs nothing")
     tools = f"{ptxas.tool_version(exe)} | {ptxas.tool_version(dis)}"
-    key = hashlib.sha256(f"map9\0{tools}\0{arch}\0{text}".encode()).hexdigest()[:24]
+    key = hashlib.sha256(f"map10\0{tools}\0{arch}\0{text}".encode()).hexdigest()[:24]
     path = cache_root() / "ptxas" / f"{key}.map.json"
     if path.exists():
         return SassMap.from_json(json.loads(path.read_text()))
@@ -173,14 +181,15 @@ def disassemble(exe: str, dis: str, tagged: str, arch: str) -> str:
             msg = (p.stderr or p.stdout).strip().splitlines()
             raise LaunchError(f"ptxas could not compile the line-tagged kernel for {arch} (model='sass'): "
                               f"{msg[-1] if msg else p.returncode}")
-        q = subprocess.run([dis, "-g", "-c", str(cubin)], capture_output=True, text=True, timeout=300)
+        q = subprocess.run([dis, "-g", "-hex", "-c", str(cubin)], capture_output=True, text=True, timeout=300)
         if q.returncode != 0:
             raise LaunchError(f"nvdisasm failed on the kernel (model='sass'): {q.stderr.strip()[-200:]}")
         return q.stdout
 
 
 def parse_listing(listing: str) -> list[list[tuple[str, int | None]]]:
-    """SASS basic blocks, each a list of (instruction text, PTX line or None), per `nvdisasm -g -c`."""
+    """SASS basic blocks, each a list of (instruction text, PTX line or None, control bits or None), per
+    `nvdisasm -g -hex -c` (without -hex the control bits are None)."""
     return parse_blocks(listing)[0]
 
 
@@ -192,6 +201,13 @@ def parse_blocks(listing: str) -> tuple[list, list]:
     back: list = []              # (first block, last block) of each backward branch
     for raw in listing.splitlines():
         s = raw.strip()
+        hi = _HI_WORD.match(s)
+        if hi:
+            if cur and cur[-1][2] is None:
+                cur[-1] = (cur[-1][0], cur[-1][1], int(hi.group(1), 16) >> 41)
+            elif not cur and blocks and blocks[-1] and blocks[-1][-1][2] is None:     # a block's last instruction
+                blocks[-1][-1] = (blocks[-1][-1][0], blocks[-1][-1][1], int(hi.group(1), 16) >> 41)
+            continue
         if s.startswith(".text.") or s.startswith(".section") or _SUBROUTINE.match(s):
             line = None          # a new function: its lines start afresh
             if cur and _SUBROUTINE.match(s):
@@ -218,7 +234,7 @@ def parse_blocks(listing: str) -> tuple[list, list]:
         sb = _SELF_BRANCH.match(text)
         if sb and not cur and sb.group(1) in labels_at:
             continue             # the dead `BRA self` after the last EXIT
-        cur.append((text, line))
+        cur.append((text, line, None))
         tgt = _BRANCH_TARGET.search(text)
         if op == "BRA" and tgt and tgt.group(1) in starts:
             back.append((starts[tgt.group(1)], len(blocks)))
@@ -269,8 +285,10 @@ def build(blocks: list, text: str, in_loop: list | None = None) -> SassMap:
     spills: dict = defaultdict(lambda: [0.0, 0.0])
     pipe_use: dict = defaultdict(lambda: [0.0, 0.0])
     opcodes: dict = defaultdict(Counter)
+    stalls: dict = defaultdict(float)
+    last_ctrl: dict = {}                           # line -> control bits of its last SASS instruction
     for bi, blk in enumerate(blocks):
-        lines = _fill_lines([ln for _, ln in blk])
+        lines = _fill_lines([x[1] for x in blk])
         m.unmapped += sum(1 for ln in lines if ln is None)
         counts = Counter(ln for ln in lines if ln is not None)
         m.total += len(blk)
@@ -278,10 +296,13 @@ def build(blocks: list, text: str, in_loop: list | None = None) -> SassMap:
         for ln, c in counts.items():
             if kept is None or (bi, ln) in kept:
                 per_line_copies[ln].append(c / unroll)
-        for (ins, _), ln in zip(blk, lines):
+        for (ins, _, ctrl), ln in zip(blk, lines):
             if ln is None or (kept is not None and (bi, ln) not in kept):
                 continue
             op = _opcode(ins)
+            if ctrl is not None:
+                stalls[ln] += (ctrl & 15) / unroll
+                last_ctrl[ln] = ctrl
             opcodes[ln][op] += 1
             vec = _LDS_VECTOR.match(ins.split()[1] if ins.startswith("@") else ins)
             if vec:
@@ -297,6 +318,9 @@ def build(blocks: list, text: str, in_loop: list | None = None) -> SassMap:
         m.pipes[ln] = (pipe_use[ln][0] / len(copies), pipe_use[ln][1] / len(copies))
         if ln in spills:
             m.spill_lines[ln] = (spills[ln][0] / len(copies), spills[ln][1] / len(copies))
+        if ln in last_ctrl:
+            m.stall[ln] = stalls[ln] / len(copies)
+    m.yields = sorted(ln for ln, c in last_ctrl.items() if not (c >> 4) & 1)
     m.opcodes = {ln: dict(c) for ln, c in opcodes.items()}
     # an atomic with a result on a warp-uniform address: ptxas elects one lane (VOTEU.ANY, FLO), adds the
     # warp's count (POPC) in one ATOMG and hands each lane its value (SHFL)
@@ -307,7 +331,7 @@ def build(blocks: list, text: str, in_loop: list | None = None) -> SassMap:
 
 def _unroll(blk, lines, one_to_one) -> int:
     """A block's unroll factor: the commonest count, per line, of its primary SASS of one-to-one lines."""
-    primary = Counter(ln for (ins, _), ln in zip(blk, lines) if ln in one_to_one and _opcode(ins) in _PRIMARY)
+    primary = Counter(ln for (ins, *_), ln in zip(blk, lines) if ln in one_to_one and _opcode(ins) in _PRIMARY)
     steady = Counter(primary.values())
     return max(1, steady.most_common(1)[0][0]) if steady else 1
 
@@ -320,7 +344,7 @@ def _kept_copies(blocks, in_loop, loops, text) -> set:
     one_to_one = {i + 1 for i, s in enumerate(ptx) if _ONE_TO_ONE.match(s)}
     where: dict = defaultdict(list)          # line -> [(block, in a loop or unrolled)]
     for bi, blk in enumerate(blocks):
-        lines = _fill_lines([ln for _, ln in blk])
+        lines = _fill_lines([x[1] for x in blk])
         looped = in_loop[bi] or _unroll(blk, lines, one_to_one) > 1
         for ln in set(lines):
             if ln is not None:
@@ -357,21 +381,26 @@ def _fill_lines(lines: list) -> list:
 def pc_weights(m: SassMap, lines) -> np.ndarray:
     """Per pc of a decoded program (`lines[pc]`: its PTX line): the SASS instructions it issues per
     execution, its ALU-pipe instructions, its FMA-pipe cycles, 1 for a warp-aggregated atomic, and the
-    spill loads and stores ptxas put on its line, and the bytes per lane of its widest vector shared load
-    (an array of shape (n, 7)). A line gpusim decodes into several pcs shares its weights among them (its
-    spills and vector width go to its first pc); a line the map does not name (no SASS came from it)
-    weighs 0."""
+    spill loads and stores ptxas put on its line, the bytes per lane of its widest vector shared load,
+    ptxas's stall cycles for its SASS, and 1 where its last SASS instruction yields (an array of shape
+    (n, 9)). A line gpusim decodes into several pcs shares its weights and stall cycles among them (its
+    spills and vector width go to its first pc, its yield to its last); a line the map does not name (no
+    SASS came from it) weighs 0."""
     lines = np.asarray(lines, np.int64)
     per_line = Counter(int(x) for x in lines)
     agg = set(m.aggregated)
-    first: dict = {}
+    first, last = {}, {}
     for pc, ln in enumerate(lines):
         first.setdefault(int(ln), pc)
+        last[int(ln)] = pc
+    yields = set(m.yields)
     nospill = (0.0, 0.0)
     return np.array([(m.weight.get(int(ln), 0.0) / per_line[int(ln)],
                       m.pipes.get(int(ln), (0.0, 0.0))[0] / per_line[int(ln)],
                       m.pipes.get(int(ln), (0.0, 0.0))[1] / per_line[int(ln)],
                       1.0 if int(ln) in agg else 0.0,
                       *(m.spill_lines.get(int(ln), nospill) if first[int(ln)] == pc else nospill),
-                      m.vector.get(int(ln), 0) if first[int(ln)] == pc else 0)
-                     for pc, ln in enumerate(lines)], np.float64).reshape(-1, 7)
+                      m.vector.get(int(ln), 0) if first[int(ln)] == pc else 0,
+                      m.stall.get(int(ln), 0.0) / per_line[int(ln)],
+                      1.0 if int(ln) in yields and last[int(ln)] == pc else 0.0)
+                     for pc, ln in enumerate(lines)], np.float64).reshape(-1, 9)

@@ -6,12 +6,21 @@ cycle it issues one eligible warp, chosen by a policy; a policy is a priority ke
 
   lrr        loose round robin: the first eligible warp after the one issued last
   gto        greedy-then-oldest: keep issuing the same warp while it is eligible, else the oldest
+  cta_rr     the warps of the oldest CTA on the SM first, round robin among them (measured:
+             validation/probes/sched_spin.py; the H100 gives a block's spinning warps equal turns, and
+             a second block on the SM only the slots the first leaves: ~10x fewer)
+  gty        greedy-then-youngest: the same, then the youngest (the order Huerta et al., MICRO 2025, report
+             for recent NVIDIA cores, with ptxas's control bits guiding the switches)
   oldest     always the eligible warp that arrived on the SM first
   two_level  warps in fetch groups of `group_size` slots: stay in the group issued last while one of
              its warps is eligible (round robin inside it), then move on to the next group
              (Narasiman et al., MICRO 2011)
 
 A new policy is a constant, a name in POLICIES, a key function and one branch in `priority`.
+
+With the SASS model the scheduler also reads the control bits ptxas wrote into each SASS instruction
+(gpusim/sassmap.py), summed per PTX line: its stall cycles, before which the warp's next instruction may
+not issue (`stall_counts`), and its yield flag, which makes a greedy policy (gto, gty) move off the warp.
 
 The scheduler also keeps each warp's issue state (`ready_at`: the earliest cycle it may issue and
 `reason`: what holds it until then) and charges every cycle of a warp's life to one stall reason
@@ -28,8 +37,8 @@ from gpusim.jit import njit
 from gpusim.sm.stalls import DISPATCH_STALL, NOT_SELECTED, SELECTED, STALLS
 from gpusim.spec import param
 
-LRR, GTO, OLDEST, TWO_LEVEL = 0, 1, 2, 3
-POLICIES = {"lrr": LRR, "gto": GTO, "oldest": OLDEST, "two_level": TWO_LEVEL}
+LRR, GTO, OLDEST, TWO_LEVEL, GTY, CTA_RR = 0, 1, 2, 3, 4, 5
+POLICIES = {"lrr": LRR, "gto": GTO, "oldest": OLDEST, "two_level": TWO_LEVEL, "gty": GTY, "cta_rr": CTA_RR}
 NEVER = np.int64(1) << 62
 
 
@@ -38,9 +47,13 @@ class SchedulerSpec:
     """The warp schedulers of one SM: one per sub-partition, each owning every n-th warp slot."""
     subpartitions: int = param(4, "count", "sub-partitions (warp schedulers) per SM: 1, 2 or 4; each issues <= 1 "
                                            "warp instruction per cycle", (1, 4))
-    policy: str = param("lrr", "name", "lrr | gto | oldest | two_level (lrr on h100: GTO starves warps spinning on "
-                                       "%clock64)")
+    policy: str = param("lrr", "name", "lrr | gto | gty | oldest | two_level (lrr on h100: with gto or gty, and "
+                                       "ptxas's stall cycles, the warps a greedy order puts last starve while older "
+                                       "ones spin; validation/DEVIATIONS.md, sixth pass)")
     group_size: int = param(4, "warps", "two_level: warp slots per fetch group of a sub-partition", (1, 1024))
+    stall_counts: int = param(0, "flag", "the SASS model: a warp's next instruction waits for the stall cycles ptxas "
+                                         "set on the SASS of its last one (1), or only for its operands and pipes "
+                                         "(0)", (0, 1))
 
     def validate(self, prefix: str = "") -> None:
         from gpusim.errors import ConfigError
@@ -53,10 +66,14 @@ class SchedulerSpec:
 
 
 Scheduler = namedtuple("Scheduler", "policy group_size subpartitions warps_per_sm next_event last_issued "
-                                    "ready_at reason accounted_until age at_barrier next_bound stall pc_stall")
+                                    "ready_at reason accounted_until age at_barrier next_bound stall pc_stall "
+                                    "wait_cycles yields")
+# wait_cycles: per pc, ptxas's stall cycles (x SLOT, sm/pipelines.py) a warp waits after issuing it (zeros: none);
+# yields: per pc, 1 where its SASS yields
 
 
-def make_state(spec: SchedulerSpec, n_sm: int, warps_per_sm: int, n_pcs: int) -> Scheduler:
+def make_state(spec: SchedulerSpec, n_sm: int, warps_per_sm: int, n_pcs: int, control=None) -> Scheduler:
+    """control: per pc (the SASS model), ptxas's stall cycles x SLOT and the yield flag (shape (n_pcs, 2))."""
     n_warps, nsp = n_sm * warps_per_sm, n_sm * spec.subpartitions
     z = lambda *shape: np.zeros(shape, np.int64)  # noqa: E731
     # each sub-partition starts as if the warp in its first slot had issued last
@@ -65,7 +82,9 @@ def make_state(spec: SchedulerSpec, n_sm: int, warps_per_sm: int, n_pcs: int) ->
     return Scheduler(np.int64(POLICIES[spec.policy]), np.int64(spec.group_size), np.int64(spec.subpartitions),
                      np.int64(warps_per_sm), np.full(nsp, NEVER, np.int64), first_slots,
                      z(n_warps), np.full(n_warps, DISPATCH_STALL, np.int64), z(n_warps), z(n_warps), z(n_warps),
-                     z(n_warps), z(len(STALLS)), z(n_pcs, len(STALLS)))
+                     z(n_warps), z(len(STALLS)), z(n_pcs, len(STALLS)),
+                     z(n_pcs) if control is None or not spec.stall_counts else np.ascontiguousarray(control[:, 0]),
+                     z(n_pcs) if control is None else np.ascontiguousarray(control[:, 1]))
 
 
 # ------------------------------------------------------------------ policies: smaller key issues first
@@ -76,7 +95,29 @@ def lrr_key(slot, last_slot, nslots):
 
 @njit(inline="always")
 def gto_key(w, last, age):
-    return -1 if w == last else age[w]
+    """last: the warp issued last; -2 - w when warp w issued last and its instruction yields: then it
+    goes after every other eligible warp."""
+    if w == last:
+        return -1
+    if last == -2 - w:
+        return NEVER
+    return age[w]
+
+
+@njit(inline="always")
+def gty_key(w, last, age):
+    """gto_key's greedy part, then the youngest warp first."""
+    if w == last:
+        return -1
+    if last == -2 - w:
+        return NEVER
+    return NEVER - 1 - age[w]
+
+
+@njit(inline="always")
+def cta_rr_key(w, slot, last_slot, nslots, age):
+    """The oldest CTA's warps first, round robin among them (age: CTA arrival x 64 + the warp's place)."""
+    return (age[w] >> 6) * nslots + lrr_key(slot, last_slot, nslots)
 
 
 @njit(inline="always")
@@ -94,6 +135,10 @@ def priority(s, w, slot, last, last_slot, nslots):
         return lrr_key(slot, last_slot, nslots)
     if s.policy == GTO:
         return gto_key(w, last, s.age)
+    if s.policy == GTY:
+        return gty_key(w, last, s.age)
+    if s.policy == CTA_RR:
+        return cta_rr_key(w, slot, last_slot, nslots, s.age)
     if s.policy == TWO_LEVEL:
         return two_level_key(slot, last_slot, nslots, s.group_size)
     return s.age[w]

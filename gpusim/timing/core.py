@@ -24,7 +24,7 @@ from gpusim.sm.executor import S_BARRIER, S_DONE, S_FAULT, init_cta, init_warp, 
 from gpusim.sm.fetch import fetch_ready
 from gpusim.sm.lsu import KIND_LONG, KIND_SHORT, copy_issued, group_op, memory_timing, spill_traffic, warp_reset
 from gpusim.sm.pipelines import SLOT, accepts_at, busy_cycles, dispatch_hold, occupy, take_slots, warp_block
-from gpusim.sm.scheduler import NEVER, account, priority, slot_warp, subpartition_of, wake
+from gpusim.sm.scheduler import GTO, GTY, NEVER, account, priority, slot_warp, subpartition_of, wake
 from gpusim.sm.scoreboard import clear, mark_written, operands_ready
 from gpusim.sm.simt import settle
 from gpusim.sm.stalls import (
@@ -219,6 +219,11 @@ def issue(P, M, U, counters, w, pc, now):
             s.ready_at[w] = now + k
     elif extra < 0 and s.next_event[sp] == now + 1:
         s.next_event[sp] = now
+    if s.wait_cycles[pc] > 0:       # the SASS model: ptxas's stall cycles on the line's SASS
+        t = now + (s.wait_cycles[pc] + SLOT - 1) // SLOT
+        if s.ready_at[w] < t:
+            s.ready_at[w] = t
+            s.reason[w] = WAIT
     if U.pipes.slots[pc] == 0 and s.ready_at[w] == now + 1 and s.reason[w] == WAIT:
         s.ready_at[w] = now         # folded away by ptxas: the warp's next instruction may issue at once
     if cls == oc.C_GMMA or cls == oc.C_TMA or cls == oc.C_SYNC:
@@ -305,6 +310,8 @@ def issue_subpartition(P, M, U, counters, sp, now):
     if U.events.on != 0 and best_pc >= 0:
         note_issue(U.events, best, sp, now)
     s.last_issued[sp] = best
+    if (s.policy == GTO or s.policy == GTY) and best_pc >= 0 and s.yields[best_pc] != 0:
+        s.last_issued[sp] = -2 - best       # its SASS yields: the next pick prefers any other warp
     s.next_event[sp] = now + 1
     if best_pc < 0:     # finished warp (stack emptied, stores drained): retire it
         M.wstat[best] = W_DONE
