@@ -26,12 +26,21 @@ class PTXKernel:
     name: str
     _decoded: DecodedKernel | None = field(default=None, repr=False)
     signature: tuple | None = None      # numba argument types when compiled from Python
+    _decoded_stores_kept: DecodedKernel | None = field(default=None, repr=False)
 
     @property
     def decoded(self) -> DecodedKernel:
         if self._decoded is None:
             self._decoded = decode_kernel(self.module.ast, self.name)
         return self._decoded
+
+    @property
+    def decoded_stores_kept(self) -> DecodedKernel:
+        """Decoded with every store where the PTX has it (the SASS model, for a kernel ptxas compiled short
+        of registers: it then issues each load's store right after it; gpusim/isa/schedule.py)."""
+        if self._decoded_stores_kept is None:
+            self._decoded_stores_kept = decode_kernel(self.module.ast, self.name, stores_sink=False)
+        return self._decoded_stores_kept
 
     @property
     def ptx(self) -> str:

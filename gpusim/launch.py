@@ -215,6 +215,9 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
             raise LaunchError(f"ptxas reported no entry function '{k.name}' (model='sass')")
         if regs_per_thread is None:
             regs_per_thread = sass.registers
+        if sass.spill_stores > 0:
+            # ptxas ran out of registers: it keeps each load's store next to it (no loads held in flight)
+            d = k.decoded_stores_kept
         # what ptxas made of each PTX instruction (gpusim/sassmap.py): the SASS instructions it issues as
         smap = sassmap.weights(k.module.text, ptxas.arch_for(arch_of(spec), k.module.text))
         per_pc = sassmap.pc_weights(smap, d.ins[:, oc.F_LINE])

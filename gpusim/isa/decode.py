@@ -80,7 +80,8 @@ class DecodedKernel:
 
 
 class Decoder:
-    def __init__(self, module: ast.Module, kernel: str):
+    def __init__(self, module: ast.Module, kernel: str, stores_sink: bool = True):
+        self.stores_sink = stores_sink
         self.m = module
         self.k = module.functions[kernel]
         self.file = module.file
@@ -153,7 +154,7 @@ class Decoder:
         retf: dict[str, int] = {}
         for fn in self._functions():
             entries[fn.name] = len(seq)
-            for item in sink_load_consumers(fn.body):       # ptxas-like order (gpusim/isa/schedule.py)
+            for item in sink_load_consumers(fn.body, self.stores_sink):     # ptxas-like order (isa/schedule.py)
                 if isinstance(item, ast.Label):
                     labels[(fn.name, item.name)] = len(seq)
                 else:
@@ -425,5 +426,7 @@ class Decoder:
         self.call_sites.append((len(calls), pc, fn.name, callee))
         calls.append(rec)
 
-def decode_kernel(module: ast.Module, kernel: str) -> DecodedKernel:
-    return Decoder(module, kernel).decode()
+def decode_kernel(module: ast.Module, kernel: str, stores_sink: bool = True) -> DecodedKernel:
+    """stores_sink: stores of loaded values move below later loads, as ptxas schedules them when it has
+    the registers (gpusim/isa/schedule.py); False keeps each store where the PTX has it."""
+    return Decoder(module, kernel, stores_sink).decode()

@@ -8,12 +8,17 @@ written would instead stall at the first use and serialise the loads' latencies.
 `sink_load_consumers` reorders each straight-line run of a function body: every instruction that
 depends (directly or through other such instructions) on a long-latency load of the same run is
 moved down as far as it can go — past every instruction that shares no register with it — and
-stops before the first one that does. Only pure register instructions move; loads, stores,
-atomics, barriers, branches and reads of the clock never move and end a run where they must
-(control flow, barriers, clock reads), so results, memory order and timed regions are unchanged.
-Each instruction keeps its PTX line for errors and per-line counters.
+stops before the first one that does. Pure register instructions move, and so does a store of a
+loaded value to a named state space (ptxas issues a tile's global loads back to back, then its
+shared stores: `s[i] = g[i]` x 8 is eight LDGs, then eight STSs); a store passes only register
+instructions and loads from another named space, which it cannot alias, never another store, an
+atomic or a generic access. Loads, atomics, barriers, branches and reads of the clock never move and
+end a run where they must (control flow, barriers, clock reads), so results, memory order and timed
+regions are unchanged. Each instruction keeps its PTX line for errors and per-line counters.
 """
 from __future__ import annotations
+
+from collections import Counter
 
 from gpusim.isa import ast
 
@@ -79,21 +84,48 @@ def _dest(it: ast.Instr) -> frozenset:
     return _regs(probe)
 
 
+_NAMED_SPACES = {"global", "local", "const", "shared", "param"}
+_ORDERED = {"volatile", "relaxed", "acquire", "release", "mmio", "sc", "acq_rel"}
+
+
+def _space(it: ast.Instr) -> str | None:
+    """The one named state space of a load or store; None for a generic access (it may alias any)."""
+    spaces = {"shared" if m == "shared::cta" else m for m in it.mods} & _NAMED_SPACES
+    return spaces.pop() if len(spaces) == 1 else None
+
+
+def _is_movable_store(it: ast.Instr) -> bool:
+    return it.base == "st" and _space(it) in ("global", "shared", "local") and not set(it.mods) & _ORDERED
+
+
+def _store_passes(space: str, it: ast.Instr) -> bool:
+    """Whether a store to `space` may move below `it` (sharing no register with it): a register
+    instruction, or a plain load from another named space."""
+    if it.base in ("ld", "ldu"):
+        other = _space(it)
+        return other is not None and other != space and not set(it.mods) & _ORDERED
+    return it.base not in _SIDE_EFFECTS
+
+
 def _is_shared_load(it: ast.Instr) -> bool:
     return it.base in ("ld", "ldu") and "shared" in it.mods
 
 
-def _schedule_run(run: list) -> list:
+def _schedule_run(run: list, stores: bool = True) -> list:
     regs = [_regs(it) for it in run]
     shared = [_is_shared_load(it) for it in run]
     loaded: set = set()
     movable = [False] * len(run)
+    store = [None] * len(run)      # per store that may move: its space
     for i, it in enumerate(run):
         if _is_long_load(it):
             loaded |= _dest(it)
         elif it.base not in _SIDE_EFFECTS and regs[i] & loaded:
             movable[i] = True
             loaded |= regs[i]          # what it writes (and, conservatively, reads) now waits too
+        elif stores and _is_movable_store(it) and regs[i] & loaded:
+            movable[i] = True
+            store[i] = _space(it)
     if not any(movable):
         return run
     order = list(range(len(run)))
@@ -103,6 +135,8 @@ def _schedule_run(run: list) -> list:
         pos = order.index(i)
         j, passed = pos, 0
         while j + 1 < len(order) and not (regs[order[j + 1]] & regs[i]):
+            if store[i] is not None and not _store_passes(store[i], run[order[j + 1]]):
+                break
             if shared[order[j + 1]]:
                 if passed == SHARED_BATCH:
                     break
@@ -113,16 +147,74 @@ def _schedule_run(run: list) -> list:
     return [run[k] for k in order]
 
 
-def sink_load_consumers(body: list) -> list:
-    """The function body with each straight-line run scheduled (labels and boundaries stay put)."""
+# the most instructions of a skipped block that ptxas predicates (if-conversion) rather than branching over
+HAMMOCK_BODY = 16
+
+
+def _hammock_end(body: list, i: int, space: str, regs: frozenset, targeted: Counter) -> int:
+    """Where the store body[i] may go past the if-then block that follows it: the index of the label
+    that closes the block, or -1. The store passes the instructions before the block's conditional
+    forward branch and those the branch skips (a block ptxas predicates), sharing no register with any
+    and passing each (`_store_passes`); the label is the branch's target and nothing else branches to it."""
+    j = i + 1
+    while j < len(body) and isinstance(body[j], ast.Instr) and body[j].base != "bra":
+        it = body[j]
+        r = _regs(it)
+        if _is_boundary(it, r) or r & regs or not _store_passes(space, it):
+            return -1
+        j += 1
+    if j >= len(body) or not isinstance(body[j], ast.Instr):
+        return -1
+    br = body[j]
+    tgt = br.operands[0] if br.operands else None
+    if not br.guard or not isinstance(tgt, ast.Sym) or targeted[tgt.name] != 1 or _regs(br) & regs:
+        return -1
+    for k in range(j + 1, min(len(body), j + 2 + HAMMOCK_BODY)):
+        it = body[k]
+        if isinstance(it, ast.Label):
+            return k if it.name == tgt.name else -1
+        r = _regs(it)
+        if _is_boundary(it, r) or r & regs or not _store_passes(space, it):
+            return -1
+    return -1
+
+
+def sink_stores_past_branches(body: list) -> list:
+    """A store of a loaded value moves past the small if-then blocks after it, as ptxas predicates such
+    blocks and then schedules the whole: `if (in bounds) a = A[..]; sA[..] = a; if (in bounds) b = B[..];
+    sB[..] = b` issues both loads before the first store. The store runs where all lanes have rejoined,
+    before and after, so it runs with the same lanes; it moves only past what it cannot alias."""
+    targeted = Counter(it.operands[0].name for it in body if isinstance(it, ast.Instr) and it.base == "bra"
+                       and it.operands and isinstance(it.operands[0], ast.Sym))
+    out = list(body)
+    loaded: set = set()
+    i = 0
+    while i < len(out):
+        it = out[i]
+        if isinstance(it, ast.Instr):
+            if _is_long_load(it):
+                loaded |= _dest(it)
+            elif _is_movable_store(it) and _regs(it) & loaded:
+                end = _hammock_end(out, i, _space(it), _regs(it), targeted)
+                if end > 0:
+                    out.insert(end, out.pop(i))     # just after the closing label (it moved up by one)
+                    continue
+        i += 1
+    return out
+
+
+def sink_load_consumers(body: list, stores: bool = True) -> list:
+    """The function body with each straight-line run scheduled (labels and boundaries stay put).
+    stores: stores of loaded values sink too (below later loads, and past small if-then blocks); ptxas
+    does so when it has the registers to hold the loaded values meanwhile."""
     out: list = []
     run: list = []
-    for item in body:
+    for item in (sink_stores_past_branches(body) if stores else body):
         if isinstance(item, ast.Instr) and not _is_boundary(item, _regs(item)):
             run.append(item)
             continue
-        out.extend(_schedule_run(run))
+        out.extend(_schedule_run(run, stores))
         run = []
         out.append(item)
-    out.extend(_schedule_run(run))
+    out.extend(_schedule_run(run, stores))
     return out

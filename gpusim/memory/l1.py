@@ -27,8 +27,10 @@ class L1Spec:
     size: int = param(262144 - 233472 + 65536, "B", "data cache left beside the largest shared-memory carve-out",
                       (128, 1 << 22))
     assoc: int = param(4, "ways", "associativity", (1, 1024))
-    latency: int = param(29, "cycles", "hit latency (fitted: chase_l1, 42.8 cycles per dependent step)",
+    latency: int = param(29, "cycles", "hit latency, PTX model (fitted: chase_l1, 42.8 cycles per dependent step)",
                          (0, MAX_CYCLES))
+    latency_sass: int = param(32, "cycles", "the same under the SASS model (ptxas's address arithmetic and stall "
+                                            "cycles; fitted: chase_l1)", (0, MAX_CYCLES))
     mshrs: int = param(1024, "sectors", "outstanding sector misses per SM (fitted: the smallest count at which "
                                                 "coalesce_s08 does not throttle, as the H100 does not)", (1, 65536))
     replacement: str = param("lru", "name", "replacement policy: lru | fifo | srrip (gpusim/memory/replacement.py)")
@@ -76,8 +78,9 @@ L1 = namedtuple("L1", "cache latency mshr_free mshr_next counters")
 LOOKUPS, HITS, MSHR_WAIT = range(3)      # counters
 
 
-def make_state(spec: L1Spec, n_sm: int) -> L1:
-    return L1(make_cache(n_sm, spec.size, spec.assoc, spec.replacement), np.int64(spec.latency),
+def make_state(spec: L1Spec, n_sm: int, sass: bool = False) -> L1:
+    return L1(make_cache(n_sm, spec.size, spec.assoc, spec.replacement),
+              np.int64(spec.latency_sass if sass else spec.latency),
               np.zeros((n_sm, spec.mshrs), np.int64), np.zeros(n_sm, np.int64), np.zeros(3, np.int64))
 
 

@@ -18,8 +18,10 @@ from gpusim.spec import MAX_CYCLES, param
 @dataclass(frozen=True)
 class SharedMemSpec:
     """Shared memory of one SM (its size is an SM resource: sm.smem)."""
-    latency: int = param(12, "cycles", "load latency without conflicts (fitted: chase_shared; the PTX address "
-                                       "arithmetic of a chase step adds the rest)", (0, MAX_CYCLES))
+    latency: int = param(12, "cycles", "load latency without conflicts, PTX model (fitted: chase_shared; the PTX "
+                                       "address arithmetic of a chase step adds the rest)", (0, MAX_CYCLES))
+    latency_sass: int = param(24, "cycles", "the same under the SASS model, whose address arithmetic is ptxas's "
+                                            "and waits ptxas's stall cycles (fitted: chase_shared)", (0, MAX_CYCLES))
     banks: int = param(32, "count", "4-byte banks; a wavefront serves one word per bank", (1, 64))
     mio_queue: int = param(32, "cycles", "how far ahead of the MIO pipe warps may queue shared accesses before "
                                          "they stall on mio_throttle", (0, MAX_CYCLES))
@@ -83,8 +85,9 @@ REQUESTS, WAVEFRONTS, CONFLICTS = range(3)      # counters[kind, ...]
 _KIND = ("ld", "st", "atom")
 
 
-def make_state(spec: SharedMemSpec, n_sm: int, n_pcs: int, vector=None) -> SharedMem:
-    return SharedMem(np.int64(spec.latency), np.int64(spec.mio_queue), np.int64(spec.banks),
+def make_state(spec: SharedMemSpec, n_sm: int, n_pcs: int, vector=None, sass: bool = False) -> SharedMem:
+    latency = spec.latency_sass if sass else spec.latency
+    return SharedMem(np.int64(latency), np.int64(spec.mio_queue), np.int64(spec.banks),
                      np.zeros(n_sm, np.int64), np.zeros((3, 3), np.int64), np.zeros(n_pcs, np.int64),
                      np.zeros(n_pcs, np.int64), np.zeros(256, np.int64), np.zeros(spec.banks, np.int64),
                      np.int64(spec.ldsm_latency),

@@ -51,9 +51,10 @@ class SchedulerSpec:
                                        "ptxas's stall cycles, the warps a greedy order puts last starve while older "
                                        "ones spin; validation/DEVIATIONS.md, sixth pass)")
     group_size: int = param(4, "warps", "two_level: warp slots per fetch group of a sub-partition", (1, 1024))
-    stall_counts: int = param(0, "flag", "the SASS model: a warp's next instruction waits for the stall cycles ptxas "
-                                         "set on the SASS of its last one (1), or only for its operands and pipes "
-                                         "(0)", (0, 1))
+    stall_counts: int = param(1, "flag", "the SASS model: a warp's next instruction waits for the stall cycles ptxas "
+                                         "set on the SASS of its last one, which then stand for the fixed "
+                                         "latencies of its ALU/FMA results (1); or fixed latencies come from "
+                                         "the pipes' classes and nothing else holds the warp (0)", (0, 1))
 
     def validate(self, prefix: str = "") -> None:
         from gpusim.errors import ConfigError

@@ -1,8 +1,12 @@
 """The scoreboard: per warp and register, the cycle its pending value is written and what kind of
-producer writes it (0: a fixed-latency pipe -> `wait`; 1: shared memory or SFU -> short_scoreboard;
-2: global/local memory -> long_scoreboard). A warp may issue an instruction once every register it
-reads or writes is ready. It has no parameters of its own: each producer's latency comes from its
-pipeline or memory unit.
+producer writes it (0: a fixed-latency pipe -> `wait`; 1: shared memory, SFU, a special-register read
+or a shuffle -> short_scoreboard; 2: global/local memory -> long_scoreboard). A warp may issue an
+instruction once every register it reads or writes is ready. It has no parameters of its own: each
+producer's latency comes from its pipeline or memory unit.
+
+`variable` marks, per pc, the instructions whose PTX class is a fixed-latency one but which the SM runs
+as variable-latency MIO operations that set a scoreboard (S2R for %tid, %laneid, %ctaid and the like;
+SHFL, MATCH, REDUX): their consumers wait on short_scoreboard, not on `wait`.
 """
 from __future__ import annotations
 
@@ -14,9 +18,16 @@ from gpusim.isa import opcodes as oc
 from gpusim.jit import njit
 from gpusim.sm.stalls import LONG_SCOREBOARD, SHORT_SCOREBOARD, WAIT
 
-Scoreboard = namedtuple("Scoreboard", "reads writes ready_at producer")
+Scoreboard = namedtuple("Scoreboard", "reads writes ready_at producer variable")
 MAX_READS, MAX_WRITES = oc.NSLOT - oc.S0 + 1, oc.S0      # every source slot and the guard; every destination
 OP_ATOM = oc.OP["atom"]
+_MIO_OPS = {oc.OP[name] for name in ("shfl", "match", "redux") if name in oc.OP}
+# special registers read with S2R/S2UR (a scoreboard); the clocks are CS2R (fixed latency), the launch
+# shape (%ntid, %nctaid, ...) constant-bank operands
+_S2R = {oc.SR[name] for name in ("tid.x", "tid.y", "tid.z", "ctaid.x", "ctaid.y", "ctaid.z", "laneid", "warpid",
+                                 "smid", "gridid", "lanemask_eq", "lanemask_le", "lanemask_lt", "lanemask_ge",
+                                 "lanemask_gt", "clusterid.x", "clusterid.y", "clusterid.z", "cluster_ctaid.x",
+                                 "cluster_ctaid.y", "cluster_ctaid.z", "cluster_ctarank")}
 
 
 def register_lists(d):
@@ -48,9 +59,23 @@ def register_lists(d):
     return reads, writes
 
 
+def variable_latency(d) -> np.ndarray:
+    """Per pc: 1 for a special-register read (S2R) or a shuffle/match/redux (MIO), 0 otherwise."""
+    out = np.zeros(d.n, np.int64)
+    for pc in range(d.n):
+        if int(d.ins[pc, oc.F_OP]) in _MIO_OPS:
+            out[pc] = 1
+            continue
+        for s in range(oc.S0, oc.NSLOT):
+            if d.opk[pc, s] == oc.OK_SREG and int(d.opv[pc, s]) in _S2R:
+                out[pc] = 1
+    return out
+
+
 def make_state(d, n_warps: int) -> Scoreboard:
     reads, writes = register_lists(d)
-    return Scoreboard(reads, writes, np.zeros((n_warps, d.nregs), np.int64), np.zeros((n_warps, d.nregs), np.int64))
+    return Scoreboard(reads, writes, np.zeros((n_warps, d.nregs), np.int64), np.zeros((n_warps, d.nregs), np.int64),
+                      variable_latency(d))
 
 
 @njit(inline="always")

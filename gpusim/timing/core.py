@@ -170,6 +170,8 @@ def issue(P, M, U, counters, w, pc, now):
                 done = remote_access(U.dsm, M.tr_addr, M.tr_info[TI_MASK], M.tr_info[TI_SIZE],
                                      M.clslot[M.wcta[w], CL_RANK], sm, now, done)     # distributed shared memory
             lat = done - now
+            if kind == 0 and U.pipes.slots[pc] == 0:
+                lat = 0     # a parameter or constant ptxas folded into its consumers' operands (c[bank][offset])
             if sampled:
                 req = 2 if M.tr_info[TI_ATOM] != 0 else (1 if M.tr_info[TI_STORE] != 0 else 0)
                 record_request(U.events, sm, w, req, U.l2.probe, now, done)
@@ -185,6 +187,12 @@ def issue(P, M, U, counters, w, pc, now):
             s.ready_at[w] = now + warp_block(U.pipes, cls, pc)
         if cls == oc.C_SFU:
             kind = KIND_SHORT
+        elif U.scoreboard.variable[pc] != 0 and lat > 0:    # S2R, SHFL: MIO operations with a scoreboard
+            kind = KIND_SHORT
+            lat = max(lat, U.pipes.latency[oc.C_MISC])
+        elif s.wait_cycles[pc] > 0 and (cls == oc.C_INT or cls == oc.C_INT64 or cls == oc.C_FP32
+                                        or cls == oc.C_FP64 or cls == oc.C_MISC):
+            lat = 0     # the SASS model with ptxas's stall cycles: they hold the warp for its fixed latencies
         if cls == oc.C_BRANCH:
             s.ready_at[w] = now + lat
             s.reason[w] = BRANCH_RESOLVING
@@ -393,5 +401,9 @@ def dispatch(P, M, U, cta, sm, now, age, nthreads, delay):
             clear_warp(U.asyncu, w)
             res.counters[WARPS_LAUNCHED] += 1
             warps_change(res, sm, 1, now)
+            # a warp is in flight (sm__warps_active) from its launch on the SM, not while its CTA's slot
+            # waits for the engine's turn and the launch latency (clocks read in the H100's first
+            # instructions agree: validation/probes/cta_refill.py)
+            res.warp_area[sm] -= start - now
             placed += 1
     return c if placed == nwarps else -1
