@@ -13,7 +13,6 @@ cycles between consecutive CTA starts on an SM, and the mean resident warps per 
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import sys
 from pathlib import Path
@@ -28,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from numba import cuda  # noqa: E402
 
 from validation.cases._intrinsics import clock64, smid  # noqa: E402
+from validation.probes._provenance import provenance  # noqa: E402
 
 SHAPES = ((4096, 256, 8), (4096, 128, 16), (8192, 64, 32))     # grid, block, CTAs per SM (threads: 2048/SM)
 
@@ -85,13 +85,6 @@ def run(launch, grid: int, block: int) -> np.ndarray:
     return rec
 
 
-def _driver():
-    try:
-        return list(cuda.cudadrv.driver.driver.get_version())
-    except Exception as e:     # provenance only: never fail the probe over it
-        return f"unknown ({e})"
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
@@ -112,13 +105,8 @@ def main():
         res = {"grid": grid, "block": block, **analyse(rec, block, limit)}
         runs.append(res)
         print(res, flush=True)
-    dev = cuda.get_current_device()
-    import numba_cuda
     doc = {"probe": "cta_refill", "description": __doc__.split("\n\n")[0], "runs": runs,
-           "provenance": {"date_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-                          "gpu_name": dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name),
-                          "compute_capability": list(dev.compute_capability), "driver": _driver(),
-                          "numba_cuda": numba_cuda.__version__, "clock_control": "none (clocks left alone)"}}
+           "provenance": provenance()}
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(doc, indent=1) + "\n")
 

@@ -13,7 +13,6 @@ order could already starve young warps). Blocks of 1024 threads, 1 and 2 per SM 
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import sys
 from pathlib import Path
@@ -28,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from numba import cuda  # noqa: E402
 
 from validation.cases._intrinsics import clock64, smid  # noqa: E402
+from validation.probes._provenance import provenance  # noqa: E402
 
 SPIN = 20000
 CHAIN = 48
@@ -81,13 +81,6 @@ def per_sm(rec: np.ndarray) -> dict:
             "span_median": float(np.median(ends)), "trips_min_over_max_median": float(np.median(trips_ratio))}
 
 
-def _driver():
-    try:
-        return list(cuda.cudadrv.driver.driver.get_version())
-    except Exception as e:     # provenance only: never fail the probe over it
-        return f"unknown ({e})"
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
@@ -107,13 +100,8 @@ def main():
                    "sm0_first_read_rel": t0.tolist(), "sm0_trips": one[:, 3].tolist()}
             runs.append(run)
             print(name, grid, {k2: v for k2, v in run.items() if not k2.startswith("sm0")}, flush=True)
-    dev = cuda.get_current_device()
-    import numba_cuda
     doc = {"probe": "sched_spin", "description": __doc__.split("\n\n")[0], "spin_cycles": SPIN, "runs": runs,
-           "provenance": {"date_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-                          "gpu_name": dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name),
-                          "compute_capability": list(dev.compute_capability), "driver": _driver(),
-                          "numba_cuda": numba_cuda.__version__, "clock_control": "none (clocks left alone)"}}
+           "provenance": provenance()}
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(doc, indent=1) + "\n")
 
