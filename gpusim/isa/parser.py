@@ -6,13 +6,12 @@ call blocks, .loc/.file, scoped blocks `{ .reg .b32 %t; ... }` (scopes.py), `WAR
 """
 from __future__ import annotations
 
-import struct
-
 from gpusim.errors import PTXSyntaxError, UnsupportedInstruction
 from gpusim.isa import ast, limits
+from gpusim.isa.declarations import Declarations
 from gpusim.isa.lexer import Token, tokenize
+from gpusim.isa.literals import hex_bits, int_literal
 from gpusim.isa.scopes import Scopes
-from gpusim.isa.types import is_type
 
 _LINKAGE = {".visible", ".extern", ".weak", ".common"}
 _SPACES = {".global", ".shared", ".const", ".local", ".param"}
@@ -21,7 +20,7 @@ _PERF = {".maxntid", ".reqntid", ".minnctapersm", ".maxnreg", ".maxclusterrank",
          ".explicitcluster", ".noreturn", ".pragma", ".blocksareclusters"}
 
 
-class Parser:
+class Parser(Declarations):
     def __init__(self, text: str, file: str):
         self.text, self.file = text, file
         self.lines = text.splitlines()
@@ -69,7 +68,7 @@ class Parser:
 
     def int_value(self, tok: Token, neg: bool = False, limit: int = 1 << 64) -> int:
         """An integer literal below `limit` (64 bits by default), named at its token otherwise."""
-        v = _int(tok.text) if tok.kind == "num" else None
+        v = int_literal(tok.text) if tok.kind == "num" else None
         if v is None:
             self.error(f"expected an integer, found '{tok.text or 'end of file'}'", tok)
         if v >= limit:
@@ -154,92 +153,6 @@ class Parser:
         else:
             self.error(f"expected a declaration after {' '.join(linkage)}", tok)
 
-    # ---------------------------------------------------------------- declarations
-    def var_decl(self, allow_no_semicolon: bool = False) -> ast.VarDecl:
-        space_tok = self.next()
-        space = space_tok.text[1:]
-        align, vec, typ = 0, 1, None
-        while True:
-            t = self.peek().text
-            if t == ".align":
-                self.next()
-                tok = self.next()
-                align = self.int_value(tok, limit=limits.MAX_ALIGN + 1)
-                if align & (align - 1):
-                    self.error(f".align must be a power of two, got {align}", tok)
-            elif t in (".v2", ".v4", ".v8"):
-                vec = int(self.next().text[2:])
-            elif t.startswith(".") and is_type(t[1:]):
-                typ = self.next().text[1:]
-            elif t in (".ptr", ".global", ".shared", ".const", ".local", ".volatile"):
-                self.next()
-            else:
-                break
-        if typ is None:
-            self.error("declaration without a type", self.peek())
-        name_tok = self.next()
-        if name_tok.kind != "ident":
-            self.error(f"expected a name, found '{name_tok.text}'", name_tok)
-        count = 1
-        dims = []
-        while self.accept("["):
-            if self.peek().text == "]":
-                dims.append(0)
-            else:
-                dims.append(self.int_value(self.next()))
-            self.expect("]")
-        if dims:
-            count = 1
-            for d in dims:
-                count *= d
-        init = None
-        if self.accept("="):
-            init = self.initializer()
-        decl = ast.VarDecl(space, name_tok.text, typ, count, align or 0, vec, init, name_tok.line)
-        cap, why = limits.DECL_LIMIT.get(space, (limits.GLOBAL_SPACE, ""))
-        if decl.size > cap:
-            self.error(f".{space} variable '{name_tok.text}' of {decl.size} bytes is too large ({why})", name_tok)
-        if not allow_no_semicolon:
-            self.expect(";")
-        return decl
-
-    def initializer(self) -> list:
-        out: list = []
-        if self.accept("{"):
-            while not self.accept("}"):
-                out.extend(self.initializer())
-                self.accept(",")
-            return out
-        neg = self.accept("-")
-        tok = self.next()
-        if tok.kind == "fnum":
-            out.append(_hex_float(tok.text))
-        elif tok.kind == "num":
-            out.append(self.number(tok, neg))
-        elif tok.kind == "ident":
-            # generic(sym) / sym: address initialisers
-            if self.accept("("):
-                inner = self.next().text
-                self.expect(")")
-                out.append(("addr", inner))
-            else:
-                out.append(("addr", tok.text))
-        else:
-            self.error(f"bad initializer '{tok.text}'", tok)
-        return out
-
-    def param_list(self) -> list:
-        params = []
-        self.expect("(")
-        while not self.accept(")"):
-            if self.peek().text != ".param" and self.peek().text != ".reg":
-                self.error(f"expected .param, found '{self.peek().text}'", self.peek())
-            decl = self.var_decl(allow_no_semicolon=True)
-            decl.space = "param"
-            params.append(decl)
-            self.accept(",")
-        return params
-
     def function(self) -> ast.Function | None:
         kind_tok = self.next()
         kind = kind_tok.text[1:]
@@ -313,29 +226,6 @@ class Parser:
             j += 1
         return j < len(self.toks) and self.toks[j].text == ":"
 
-    def reg_decl(self, fn: ast.Function):
-        self.next()
-        typ = None
-        while self.peek().text.startswith(".") and not self.peek().text.startswith(".%"):
-            t = self.next().text
-            if is_type(t[1:]):
-                typ = t[1:]
-        if typ is None:
-            self.error(".reg without a type", self.peek())
-        while True:
-            name = self.next()
-            if name.kind != "ident":
-                self.error(f"expected a register name, found '{name.text}'", name)
-            if self.accept("<"):
-                n = self.int_value(self.next(), limit=limits.MAX_REG_RANGE + 1)
-                self.expect(">")
-                fn.reg_ranges[self.scopes.declare(name.text, n)] = (typ, n)
-            else:
-                fn.regs[self.scopes.declare(name.text)] = typ
-            if not self.accept(","):
-                break
-        self.expect(";")
-
     def instruction(self) -> ast.Instr:
         first = self.peek()
         guard, guard_neg = None, False
@@ -397,7 +287,7 @@ class Parser:
             neg = self.accept("-")
             n = self.next()
             if n.kind == "fnum":
-                return ast.Imm(_hex_bits(n.text), n.text, "f32" if n.text[1] in "fF" else "f64")
+                return ast.Imm(hex_bits(n.text), n.text, "f32" if n.text[1] in "fF" else "f64")
             if n.kind != "num":
                 self.error(f"expected a number, found '{n.text}'", n)
             v = self.number(n, neg)
@@ -454,33 +344,6 @@ class Parser:
 
 
 _MAX_OFFSET = 1 << 48      # address offsets: beyond any state space gpusim lays out
-
-
-def _int(text: str) -> int | None:
-    """The value of an integer literal (decimal or hex, optional U suffix); None if it is not one.
-    More than 40 digits cannot fit 128 bits and are not converted (Python limits long conversions)."""
-    t = text[:-1] if text.endswith("U") else text
-    if t[:2] in ("0x", "0X"):
-        digits, base = t[2:], 16
-        ok = digits and all(c in "0123456789abcdefABCDEF" for c in digits)
-    else:
-        digits, base = t, 10
-        ok = digits.isascii() and digits.isdigit()
-    if not ok:
-        return None
-    digits = digits.lstrip("0") or "0"
-    return 1 << 128 if len(digits) > 40 else int(digits, base)
-
-
-def _hex_bits(text: str) -> int:
-    return int(text[2:], 16)
-
-
-def _hex_float(text: str) -> float:
-    bits = _hex_bits(text)
-    if text[1] in "fF":
-        return struct.unpack("<f", struct.pack("<I", bits))[0]
-    return struct.unpack("<d", struct.pack("<Q", bits))[0]
 
 
 def parse_ptx(text: str, file: str = "<ptx>") -> ast.Module:

@@ -156,11 +156,13 @@ def _hammock_end(body: list, i: int, space: str, regs: frozenset, targeted: Coun
     that closes the block, or -1. The store passes the instructions before the block's conditional
     forward branch and those the branch skips (a block ptxas predicates), sharing no register with any
     and passing each (`_store_passes`); the label is the branch's target and nothing else branches to it."""
+    def blocks(it: ast.Instr) -> bool:
+        r = _regs(it)
+        return _is_boundary(it, r) or bool(r & regs) or not _store_passes(space, it)
+
     j = i + 1
     while j < len(body) and isinstance(body[j], ast.Instr) and body[j].base != "bra":
-        it = body[j]
-        r = _regs(it)
-        if _is_boundary(it, r) or r & regs or not _store_passes(space, it):
+        if blocks(body[j]):
             return -1
         j += 1
     if j >= len(body) or not isinstance(body[j], ast.Instr):
@@ -173,8 +175,7 @@ def _hammock_end(body: list, i: int, space: str, regs: frozenset, targeted: Coun
         it = body[k]
         if isinstance(it, ast.Label):
             return k if it.name == tgt.name else -1
-        r = _regs(it)
-        if _is_boundary(it, r) or r & regs or not _store_passes(space, it):
+        if blocks(it):
             return -1
     return -1
 

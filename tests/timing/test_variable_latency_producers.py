@@ -68,12 +68,29 @@ FMA_CHAIN = "ld.param.u64 %rd1, [out];\nmov.f32 %f0, 0f3F800000;\n" + "\n".join(
 
 @needs_tools
 def test_sass_model_waits_ptxas_stall_cycles_instead_of_class_latencies():
-    """A dependent FFMA chain: ptxas sets each FFMA's stall cycles to the FMA latency, and the warp waits
-    exactly those; with the class latency on top (stall_counts off: class latencies only) the chain is
-    timed by the class latency alone. Both near 4 cycles a step, neither twice that."""
+    """A dependent FFMA chain: ptxas sets each FFMA's stall cycles to the FMA latency and the warp waits
+    just those, about 4 cycles a step, not the class latency on top of them (8). With stall_counts off
+    the class latency alone times the chain: the same cycles within a quarter."""
     r1, out1 = _run(FMA_CHAIN, "sass")
     r0, out0 = _run(FMA_CHAIN, "sass", **{"scheduler.stall_counts": 0})
     assert out1[0] == out0[0]
     fma = sum(row["cycles"] for row in per_line_counters(r1) if row["text"].startswith("fma"))
     assert 3 * 32 <= fma <= 6 * 32
     assert abs(r1.cycles - r0.cycles) < 0.25 * r0.cycles
+
+
+@needs_tools
+def test_sass_model_a_parameter_ptxas_folded_costs_its_consumer_nothing():
+    """`ld.param` of a scalar ptxas makes a constant-bank operand (c[0x0][...]) of the IADD3 that adds 7: no
+    SASS of its own, so the add waits for nothing; the PTX model waits the constant cache's latency."""
+    text = HEAD + (".visible .entry k(.param .u64 out, .param .u32 k)\n{\n.reg .b32 %r<16>; .reg .b64 %rd<8>;\n"
+                   "ld.param.u64 %rd1, [out];\nld.param.u32 %r5, [k];\nadd.u32 %r2, %r5, 7;\n"
+                   "st.global.u32 [%rd1], %r2;\nret;\n}\n")
+    k = gpusim.load_ptx(text)["k"]
+    waits = {}
+    for model in ("ptx", "sass"):
+        out = np.zeros(4, np.uint32)
+        r = gpusim.launch(k, 1, 32, out, np.uint32(5), gpu=H100, mode="timing", model=model)
+        assert out[0] == 12
+        waits[model] = _stalls_at(r, "add.u32").get("wait", 0)
+    assert waits["sass"] == 0 and waits["ptx"] >= H100.l1.latency - 4
