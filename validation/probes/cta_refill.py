@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from numba import cuda  # noqa: E402
 
 from validation.cases._intrinsics import clock64, smid  # noqa: E402
-from validation.probes._provenance import provenance  # noqa: E402
+from validation.probes._provenance import device_launch, provenance  # noqa: E402
 
 SHAPES = ((4096, 256, 8), (4096, 128, 16), (8192, 64, 32))     # grid, block, CTAs per SM (threads: 2048/SM)
 
@@ -89,15 +89,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
-    k = cuda.jit(vec_rec)
-
-    def launch(kernel, grid, block, *host):
-        dev = [cuda.to_device(x) for x in host]
-        for _ in range(3):          # warm: the last run is kept
-            k[grid, block](*dev)
-        cuda.synchronize()
-        for x, d in zip(host, dev):
-            d.copy_to_host(x)
+    launch = device_launch()
 
     runs = []
     for grid, block, limit in SHAPES:

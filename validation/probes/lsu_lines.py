@@ -96,20 +96,11 @@ def run(launch, k: int, iters: int = ITERS, grid: int = GRID) -> np.ndarray:
 
 
 def main():
-    from validation.probes._provenance import provenance
+    from validation.probes._provenance import device_launch, provenance
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
-    kern = cuda.jit(lines_k)
-
-    def launch(kernel, grid, block, *host):
-        dev = [cuda.to_device(x) if isinstance(x, np.ndarray) else x for x in host]
-        for _ in range(3):          # warm: the last run is kept
-            kern[grid, block](*dev)
-        cuda.synchronize()
-        for x, d in zip(host, dev):
-            if isinstance(x, np.ndarray):
-                d.copy_to_host(x)
+    launch = device_launch()
 
     runs = []
     for k in KS:
