@@ -79,7 +79,7 @@ class L2Spec:
 
 L2 = namedtuple("L2", "cache slice_free latency atomic_latency slice_bandwidth atomic_interval counters probe "
                      "atomic_free atomic_shift float_chain chain_sector chain_ready write_miss fill_free write_cost")
-LOOKUPS, HITS = range(2)      # counters
+LOOKUPS, HITS, WRITE_SECTORS = range(3)      # counters
 # probe: (slice, cycle the sector got to it, hit) of the slowest access since the caller set probe[0] = -1
 # (a miss outranks a hit); the event recorder reads it for the requests it samples (gpusim/timing/events.py)
 
@@ -87,7 +87,7 @@ LOOKUPS, HITS = range(2)      # counters
 def make_state(spec: L2Spec) -> L2:
     return L2(make_cache(1, spec.size, spec.assoc, spec.replacement), np.zeros(spec.slices, np.float64),
               np.int64(spec.latency), np.int64(spec.atomic_latency), np.float64(spec.bandwidth / spec.slices),
-              np.float64(spec.atomic_interval), np.zeros(2, np.int64), np.full(3, -1, np.int64),
+              np.float64(spec.atomic_interval), np.zeros(3, np.int64), np.full(3, -1, np.int64),
               np.zeros(spec.slices, np.float64), np.int64(spec.atomic_unit_bytes.bit_length() - 6),
               np.float64(spec.atomic_float_chain), np.full(spec.slices, -1, np.int64),
               np.zeros(spec.slices, np.float64), np.float64(spec.write_miss_cycles), np.zeros(spec.slices, np.float64),
@@ -98,6 +98,8 @@ def counters(l2: L2) -> dict:
     c = l2.counters
     return {"lts__t_sectors.sum": int(c[LOOKUPS]),
             "lts__t_sector_hit_rate.pct": 100.0 * c[HITS] / c[LOOKUPS] if c[LOOKUPS] else 0.0,
+            # as ncu counts them: a sector written to the far partition at a slice of each
+            "lts__t_sectors_op_write.sum": int(c[WRITE_SECTORS]),
             "gpusim__l2_dirty_bytes_at_end.sum": 32 * dirty_sectors(l2.cache)}
 
 
@@ -138,6 +140,7 @@ def l2_access(l2, noc, dram, sm, sector, now, is_write, partial=False):
         l2.counters[HITS] += 1
     _probe(l2, sl, t, r >= 0)
     if is_write:
+        l2.counters[WRITE_SECTORS] += 2 if h > 0 else 1
         done = t
         if partial and not holds_line(l2.cache, 0, sector):
             f = max(np.float64(t), l2.fill_free[sl])
