@@ -127,7 +127,8 @@ def test_consumers_of_shared_loads_sink_past_a_batch_of_at_most_six_loads():
     assert texts.count("add.u32 %r14") == 10 and sum(t.startswith("ld.shared") for t in texts) == 10
 
 
-TILE = """
+# each thread: %rd4 = &a[tid], %rd6 = &sh[tid]
+TILE_ADDRESSES = """
 ld.param.u64 %rd1, [a];
 ld.param.u64 %rd2, [out];
 mov.u32 %r9, %tid.x;
@@ -135,7 +136,9 @@ mul.wide.u32 %rd3, %r9, 4;
 add.s64 %rd4, %rd1, %rd3;
 mov.u64 %rd5, sh;
 add.s64 %rd6, %rd5, %rd3;
-ld.global.u32 %r1, [%rd4];
+"""
+
+TILE = TILE_ADDRESSES + """ld.global.u32 %r1, [%rd4];
 st.shared.u32 [%rd6], %r1;
 ld.global.u32 %r2, [%rd4+128];
 st.shared.u32 [%rd6+128], %r2;
@@ -186,15 +189,7 @@ ld.shared.u32 %r5, [sh+8];
                          "ld.shared.u32 %r5"]
 
 
-GUARDED = """
-ld.param.u64 %rd1, [a];
-ld.param.u64 %rd2, [out];
-mov.u32 %r9, %tid.x;
-mul.wide.u32 %rd3, %r9, 4;
-add.s64 %rd4, %rd1, %rd3;
-mov.u64 %rd5, sh;
-add.s64 %rd6, %rd5, %rd3;
-mov.u32 %r1, 0;
+GUARDED = TILE_ADDRESSES + """mov.u32 %r1, 0;
 setp.ge.u32 %p1, %r9, 16;
 @%p1 bra $SKIP1;
 ld.global.u32 %r1, [%rd4];

@@ -12,8 +12,6 @@ cycle, for 1 to 32 warps per SM (0.25 to 8 per sub-partition).
 """
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -98,22 +96,13 @@ def run(launch, name: str, block: int, iters: int = ITERS, grid: int = GRID) -> 
 
 
 def main():
-    from validation.probes._provenance import device_launch, provenance
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--out", required=True)
-    args = ap.parse_args()
+    from validation.probes._device import device_launch, measure, out_path, write
+    out = out_path()
     launch = device_launch()
-    runs = []
-    for name in KERNELS:
-        for block in BLOCKS:
-            res = {"kernel": name, "block": block, "warps_per_sm": block // 32,
-                   **analyse(run(launch, name, block), ITERS)}
-            runs.append(res)
-            print(res, flush=True)
-    doc = {"probe": "clock_rate", "description": __doc__.split("\n\n")[0], "grid": GRID, "iters": ITERS,
-           "steps_per_iteration": STEPS, "runs": runs, "provenance": provenance()}
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(doc, indent=1) + "\n")
+    write(out, measure("clock_rate", __doc__, ({"kernel": name, "block": block, "warps_per_sm": block // 32,
+                                                **analyse(run(launch, name, block), ITERS)}
+                                               for name in KERNELS for block in BLOCKS),
+                       grid=GRID, iters=ITERS, steps_per_iteration=STEPS))
 
 
 if __name__ == "__main__":

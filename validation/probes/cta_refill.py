@@ -12,8 +12,6 @@ cycles between consecutive CTA starts on an SM, and the mean resident warps per 
 """
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -27,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from numba import cuda  # noqa: E402
 
 from validation.cases._intrinsics import clock64, smid  # noqa: E402
-from validation.probes._provenance import device_launch, provenance  # noqa: E402
+from validation.probes._device import device_launch, measure, out_path, write  # noqa: E402
 
 SHAPES = ((4096, 256, 8), (4096, 128, 16), (8192, 64, 32))     # grid, block, CTAs per SM (threads: 2048/SM)
 
@@ -86,21 +84,11 @@ def run(launch, grid: int, block: int) -> np.ndarray:
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--out", required=True)
-    args = ap.parse_args()
+    out = out_path()
     launch = device_launch()
-
-    runs = []
-    for grid, block, limit in SHAPES:
-        rec = run(launch, grid, block)
-        res = {"grid": grid, "block": block, **analyse(rec, block, limit)}
-        runs.append(res)
-        print(res, flush=True)
-    doc = {"probe": "cta_refill", "description": __doc__.split("\n\n")[0], "runs": runs,
-           "provenance": provenance()}
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(doc, indent=1) + "\n")
+    write(out, measure("cta_refill", __doc__, ({"grid": grid, "block": block,
+                                                 **analyse(run(launch, grid, block), block, limit)}
+                                                for grid, block, limit in SHAPES)))
 
 
 if __name__ == "__main__":

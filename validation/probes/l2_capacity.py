@@ -13,14 +13,13 @@ metrics per size with the GPU, driver and tool versions.
 """
 from __future__ import annotations
 
-import argparse
-import csv
-import io
-import json
-import os
-import subprocess
 import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from validation.probes._device import ncu_out, ncu_record, under_ncu, write  # noqa: E402
 
 SIZES_MB = (8, 16, 20, 24, 28, 32, 36, 40, 44, 48, 64)
 PASSES = 4
@@ -51,34 +50,15 @@ def inner():
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--inner", action="store_true")
-    ap.add_argument("--out", default="probe_l2_capacity.json")
-    a = ap.parse_args()
-    if a.inner:
-        return inner()
+    out = ncu_out(inner, "probe_l2_capacity.json")
+    if out is None:
+        return
     t0 = time.time()
-    cmd = ["ncu", "--clock-control", "none", "--cache-control", "all", "-k", "rmw", "--metrics", METRICS, "--csv",
-           "--print-units", "base", sys.executable, __file__, "--inner"]
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    text = p.stdout
-    lines = [ln for ln in text.splitlines() if ln.startswith('"')]
-    rows = list(csv.DictReader(io.StringIO("\n".join(lines))))
-    per_launch: dict = {}
-    for r in rows:
-        per_launch.setdefault(int(r["ID"]), {})[r["Metric Name"]] = float(r["Metric Value"].replace(",", ""))
-    results = [{"size_mb": mb, "passes": PASSES, **per_launch.get(i, {})} for i, mb in enumerate(SIZES_MB)]
-    sh = lambda c: subprocess.run(c, shell=True, capture_output=True, text=True).stdout.strip()  # noqa: E731
-    out = {"provenance": {"date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                          "gpu": sh("nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv"),
-                          "ncu": sh("ncu --version | tail -1"), "script": "validation/probes/l2_capacity.py",
-                          "kernel": SRC.strip(), "grid": "one CTA per SM x 1024 threads", "wall_s": None},
-           "results": results, "inner_output": [ln for ln in text.splitlines() if ln.startswith("size")],
-           "ncu_stderr_tail": p.stderr[-2000:]}
-    out["provenance"]["wall_s"] = round(time.time() - t0, 1)
-    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
-    with open(a.out, "w") as f:
-        json.dump(out, f, indent=1)
+    launches, stdout, stderr = under_ncu(__file__, "rmw", METRICS)
+    results = [{"size_mb": mb, "passes": PASSES, **(launches[i][1] if i < len(launches) else {})}
+               for i, mb in enumerate(SIZES_MB)]
+    write(out, ncu_record("validation/probes/l2_capacity.py", t0, results, stdout, stderr, "size",
+                          kernel=SRC.strip(), grid="one CTA per SM x 1024 threads"))
     for r in results:
         print(r)
 

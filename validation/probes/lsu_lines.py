@@ -14,8 +14,6 @@ cycles per warp load, and lines per cycle = k / that. Same kernel, same sizes in
 """
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -96,21 +94,11 @@ def run(launch, k: int, iters: int = ITERS, grid: int = GRID) -> np.ndarray:
 
 
 def main():
-    from validation.probes._provenance import device_launch, provenance
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--out", required=True)
-    args = ap.parse_args()
+    from validation.probes._device import device_launch, measure, out_path, write
+    out = out_path()
     launch = device_launch()
-
-    runs = []
-    for k in KS:
-        res = analyse(run(launch, k), k, ITERS)
-        runs.append(res)
-        print(res, flush=True)
-    doc = {"probe": "lsu_lines", "description": __doc__.split("\n\n")[0], "grid": GRID, "block": BLOCK,
-           "iters": ITERS, "runs": runs, "provenance": provenance()}
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(doc, indent=1) + "\n")
+    write(out, measure("lsu_lines", __doc__, (analyse(run(launch, k), k, ITERS) for k in KS),
+                       grid=GRID, block=BLOCK, iters=ITERS))
 
 
 if __name__ == "__main__":

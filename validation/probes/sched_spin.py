@@ -13,7 +13,6 @@ order could already starve young warps). Blocks of 1024 threads, 1 and 2 per SM 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -27,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from numba import cuda  # noqa: E402
 
 from validation.cases._intrinsics import clock64, smid  # noqa: E402
-from validation.probes._provenance import provenance  # noqa: E402
+from validation.probes._device import provenance, write  # noqa: E402
 
 SPIN = 20000
 CHAIN = 48
@@ -102,8 +101,7 @@ def main():
             print(name, grid, {k2: v for k2, v in run.items() if not k2.startswith("sm0")}, flush=True)
     doc = {"probe": "sched_spin", "description": __doc__.split("\n\n")[0], "spin_cycles": SPIN, "runs": runs,
            "provenance": provenance()}
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(doc, indent=1) + "\n")
+    write(args.out, doc)
 
 
 if __name__ == "__main__":

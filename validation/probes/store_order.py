@@ -12,16 +12,17 @@ dumped (cuobjdump -sass) to check that ptxas kept the order. 528 x 256 threads.
 """
 from __future__ import annotations
 
-import argparse
-import csv
-import io
-import json
 import os
 import re
 import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from validation.probes._device import ncu_out, ncu_record, under_ncu, write  # noqa: E402
 
 ORDERS = {"rising": (0, 4, 8, 12), "scan": (4, 0, 8, 12), "falling": (12, 8, 4, 0), "pairs": (8, 12, 0, 4)}
 GRID, BLOCK = 528, 256
@@ -74,22 +75,12 @@ def sass_orders() -> dict:
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--inner", action="store_true")
-    ap.add_argument("--out", default="probe_store_order.json")
-    a = ap.parse_args()
-    if a.inner:
-        return inner()
+    out = ncu_out(inner, "probe_store_order.json")
+    if out is None:
+        return
     t0 = time.time()
-    cmd = ["ncu", "--clock-control", "none", "--cache-control", "all", "-k", "regex:order_", "--metrics", METRICS,
-           "--csv", "--print-units", "base", sys.executable, __file__, "--inner"]
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    lines = [ln for ln in p.stdout.splitlines() if ln.startswith('"')]
-    rows = list(csv.DictReader(io.StringIO("\n".join(lines))))
-    per_kernel: dict = {}
-    for r in rows:
-        per_kernel.setdefault(r["Kernel Name"].split("(")[0].replace("order_", ""), {})[r["Metric Name"]] = \
-            float(r["Metric Value"].replace(",", ""))
+    launches, stdout, stderr = under_ncu(__file__, "regex:order_", METRICS)
+    per_kernel = {name.replace("order_", ""): m for name, m in launches}
     sass = sass_orders()
     results = []
     for name, offs in ORDERS.items():
@@ -98,17 +89,8 @@ def main():
         wr = m.get("lts__t_sectors_op_write.sum")
         results.append({"order": name, "ptx_offsets": list(offs), "sass_offsets": sass.get(name), **m,
                         "l2_write_sectors_per_store_sector": wr / st if wr and st else None})
-    sh = lambda c: subprocess.run(c, shell=True, capture_output=True, text=True).stdout.strip()  # noqa: E731
-    out = {"provenance": {"date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                          "gpu": sh("nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv"),
-                          "ncu": sh("ncu --version | tail -1"), "nvcc": sh("nvcc --version | tail -1"),
-                          "script": "validation/probes/store_order.py", "kernels": source(),
-                          "grid": f"{GRID} x {BLOCK}", "wall_s": round(time.time() - t0, 1)},
-           "results": results, "inner_output": [ln for ln in p.stdout.splitlines() if ln.startswith("kernel")],
-           "ncu_stderr_tail": p.stderr[-2000:]}
-    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
-    with open(a.out, "w") as f:
-        json.dump(out, f, indent=1)
+    write(out, ncu_record("validation/probes/store_order.py", t0, results, stdout, stderr, "kernel",
+                          kernels=source(), grid=f"{GRID} x {BLOCK}"))
     for r in results:
         print(r)
 

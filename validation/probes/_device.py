@@ -1,0 +1,124 @@
+"""What the device probes share: where a probe ran (the GPU, its driver, numba-cuda or ncu, the time), the
+numba.cuda launch and record of the clock probes, and the ncu run of the counter probes (device only)."""
+from __future__ import annotations
+
+import datetime
+
+
+def provenance() -> dict:
+    import numba_cuda
+    from numba import cuda
+    dev = cuda.get_current_device()
+    try:
+        driver = list(cuda.cudadrv.driver.driver.get_version())
+    except Exception as e:     # provenance only: never fail the probe over it
+        driver = f"unknown ({e})"
+    return {"date_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "gpu_name": dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name),
+            "compute_capability": list(dev.compute_capability), "driver": driver,
+            "numba_cuda": numba_cuda.__version__, "clock_control": "none (clocks left alone)"}
+
+
+def device_launch(runs: int = 3):
+    """A `launch(kernel, grid, block, *args)` for a probe's `run`: the kernel is compiled with numba.cuda and run
+    `runs` times on the same device arrays (the first ones warm the code and caches; the last one's results
+    are copied back into the host arrays). Scalars pass as they are."""
+    import numpy as np
+    from numba import cuda
+    compiled = {}
+
+    def launch(kernel, grid, block, *host):
+        k = compiled.setdefault(kernel, cuda.jit(kernel))
+        dev = [cuda.to_device(x) if isinstance(x, np.ndarray) else x for x in host]
+        for _ in range(runs):
+            k[grid, block](*dev)
+        cuda.synchronize()
+        for x, d in zip(host, dev):
+            if isinstance(x, np.ndarray):
+                d.copy_to_host(x)
+
+    return launch
+
+
+def out_path() -> str:
+    """The probe's `--out PATH` (the JSON file its results go to)."""
+    import argparse
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    return ap.parse_args().out
+
+
+def measure(probe: str, doc: str, runs, **settings) -> dict:
+    """Run a clock probe's measurements (`runs`: an iterable of result dicts, each printed as it comes)
+    and return the probe's record: its name, the first paragraph of its docstring `doc`, `settings`,
+    the results and where they were taken (`provenance`)."""
+    results = []
+    for res in runs:
+        results.append(res)
+        print(res, flush=True)
+    return {"probe": probe, "description": doc.split("\n\n")[0], **settings, "runs": results,
+            "provenance": provenance()}
+
+
+def write(path: str, record: dict) -> None:
+    """A probe's record as indented JSON at `path` (its folder made if need be)."""
+    import json
+    from pathlib import Path
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(json.dumps(record, indent=1) + "\n")
+
+
+def under_ncu(script: str, kernels: str, metrics: str) -> tuple[list, str, str]:
+    """Run `script --inner` under ncu (clocks left alone, caches flushed before each profiled launch) for the
+    kernels matching `kernels` (ncu's -k): per profiled launch in order, (kernel name, {metric: value}); and
+    ncu's stdout and stderr."""
+    import csv
+    import io
+    import subprocess
+    import sys
+    cmd = ["ncu", "--clock-control", "none", "--cache-control", "all", "-k", kernels, "--metrics", metrics,
+           "--csv", "--print-units", "base", sys.executable, script, "--inner"]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    rows = list(csv.DictReader(io.StringIO("\n".join(ln for ln in p.stdout.splitlines() if ln.startswith('"')))))
+    launches: dict = {}
+    for r in rows:
+        name, values = launches.setdefault(int(r["ID"]), (r["Kernel Name"].split("(")[0], {}))
+        values[r["Metric Name"]] = float(r["Metric Value"].replace(",", ""))
+    return [launches[i] for i in sorted(launches)], p.stdout, p.stderr
+
+
+def ncu_provenance() -> dict:
+    """Where an ncu probe ran: the time, the GPU, its driver and clocks, ncu's and nvcc's versions."""
+    import subprocess
+    import time
+
+    def sh(c):
+        return subprocess.run(c, shell=True, capture_output=True, text=True).stdout.strip()
+
+    return {"date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "gpu": sh("nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv"),
+            "ncu": sh("ncu --version | tail -1"), "nvcc": sh("nvcc --version | tail -1")}
+
+
+def ncu_out(inner, default: str) -> str | None:
+    """An ncu probe's command line: with `--inner` (how `under_ncu` runs it) call `inner` and return None;
+    else return its `--out` path."""
+    import argparse
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--inner", action="store_true")
+    ap.add_argument("--out", default=default)
+    a = ap.parse_args()
+    if a.inner:
+        inner()
+        return None
+    return a.out
+
+
+def ncu_record(script: str, t0: float, results: list, stdout: str, stderr: str, inner_prefix: str,
+               **settings) -> dict:
+    """An ncu probe's record: where it ran (`ncu_provenance`, the script, `settings`, the seconds since t0),
+    its results, the lines its inner run printed (those starting with `inner_prefix`) and ncu's stderr tail."""
+    import time
+    return {"provenance": {**ncu_provenance(), "script": script, **settings, "wall_s": round(time.time() - t0, 1)},
+            "results": results, "inner_output": [ln for ln in stdout.splitlines() if ln.startswith(inner_prefix)],
+            "ncu_stderr_tail": stderr[-2000:]}
