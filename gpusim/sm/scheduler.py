@@ -51,6 +51,11 @@ class SchedulerSpec:
                                        "ptxas's stall cycles, the warps a greedy order puts last starve while older "
                                        "ones spin; validation/DEVIATIONS.md, sixth pass)")
     group_size: int = param(4, "warps", "two_level: warp slots per fetch group of a sub-partition", (1, 1024))
+    starve_cycles: int = param(0, "cycles", "a warp that has waited this long to issue since it was first "
+                                            "eligible goes before the policy's order (the longest-waiting first); "
+                                            "0: never. Lets a priority policy (cta_rr) give the warps it puts last "
+                                            "a share of the slots: 200 reproduces the H100's 10:1 between two "
+                                            "spinning blocks (validation/probes/sched_spin.py)", (0, 1 << 30))
     stall_counts: int = param(1, "flag", "the SASS model: a warp's next instruction waits for the stall cycles ptxas "
                                          "set on the SASS of its last one, which then stand for the fixed "
                                          "latencies of its ALU/FMA results (1); or fixed latencies come from "
@@ -62,15 +67,18 @@ class SchedulerSpec:
             raise ConfigError(f"bad value for '{prefix}policy': {self.policy!r} (policies: {', '.join(POLICIES)})")
         if self.subpartitions not in (1, 2, 4):
             raise ConfigError(f"bad value for '{prefix}subpartitions': 1, 2 or 4, got {self.subpartitions}")
+        if self.starve_cycles < 0:
+            raise ConfigError(f"bad value for '{prefix}starve_cycles': must be 0 or more")
         if self.group_size < 1:
             raise ConfigError(f"bad value for '{prefix}group_size': must be at least 1")
 
 
 Scheduler = namedtuple("Scheduler", "policy group_size subpartitions warps_per_sm next_event last_issued "
                                     "ready_at reason accounted_until age at_barrier next_bound stall pc_stall "
-                                    "wait_cycles yields")
+                                    "wait_cycles yields starve eligible_since")
 # wait_cycles: per pc, ptxas's stall cycles (x SLOT, sm/pipelines.py) a warp waits after issuing it (zeros: none);
-# yields: per pc, 1 where its SASS yields
+# yields: per pc, 1 where its SASS yields; eligible_since: per warp, the cycle from which it has been
+# eligible without issuing (-1: not eligible since it last issued)
 
 
 def make_state(spec: SchedulerSpec, n_sm: int, warps_per_sm: int, n_pcs: int, control=None) -> Scheduler:
@@ -85,7 +93,8 @@ def make_state(spec: SchedulerSpec, n_sm: int, warps_per_sm: int, n_pcs: int, co
                      z(n_warps), np.full(n_warps, DISPATCH_STALL, np.int64), z(n_warps), z(n_warps), z(n_warps),
                      z(n_warps), z(len(STALLS)), z(n_pcs, len(STALLS)),
                      z(n_pcs) if control is None or not spec.stall_counts else np.ascontiguousarray(control[:, 0]),
-                     z(n_pcs) if control is None else np.ascontiguousarray(control[:, 1]))
+                     z(n_pcs) if control is None else np.ascontiguousarray(control[:, 1]),
+                     np.int64(spec.starve_cycles), np.full(n_warps, -1, np.int64))
 
 
 # ------------------------------------------------------------------ policies: smaller key issues first
@@ -129,9 +138,11 @@ def two_level_key(slot, last_slot, nslots, group):
 
 
 @njit(inline="always")
-def priority(s, w, slot, last, last_slot, nslots):
+def priority(s, w, slot, last, last_slot, nslots, now):
     """The policy's key for eligible warp w in slot `slot` of its sub-partition (last: the warp
-    issued last there, -1 none)."""
+    issued last there, -1 none); a warp waiting `starve_cycles` since it was first eligible goes first."""
+    if s.starve > 0 and s.eligible_since[w] >= 0 and now - s.eligible_since[w] >= s.starve:
+        return -2 - (now - s.eligible_since[w])
     if s.policy == LRR:
         return lrr_key(slot, last_slot, nslots)
     if s.policy == GTO:

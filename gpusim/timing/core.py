@@ -97,7 +97,8 @@ def earliest(P, M, U, w, sm, sp, now):
     cls = P.ins[pc, oc.F_CLASS]
     if cls == oc.C_LDST or cls == oc.C_ATOMIC:
         if P.ins[pc, oc.F_SPACE] == oc.SP_SHARED:
-            free, held = U.smem.mio_free[sm] - U.smem.mio_queue, MIO_THROTTLE
+            # the MIO queue has an entry free once the oldest access in it has begun
+            free, held = U.smem.ring[sm, U.smem.head[sm]], MIO_THROTTLE
         else:
             free, held = U.lsu.free_at[sm] - U.lsu.queue, LG_THROTTLE
     else:
@@ -299,7 +300,9 @@ def issue_subpartition(P, M, U, counters, sp, now):
         if U.events.on != 0:
             note_hold(U.events, w, reason)
         if e <= now:
-            key = priority(s, w, j, last, last_slot, nslots)
+            if s.eligible_since[w] < 0:
+                s.eligible_since[w] = e
+            key = priority(s, w, j, last, last_slot, nslots, now)
             if best < 0 or key < best_key:
                 best, best_key, best_pc, best_e, best_reason = w, key, pc, e, reason
                 best_split, best_split_reason = split, split_reason
@@ -318,6 +321,7 @@ def issue_subpartition(P, M, U, counters, sp, now):
     if U.events.on != 0 and best_pc >= 0:
         note_issue(U.events, best, sp, now)
     s.last_issued[sp] = best
+    s.eligible_since[best] = -1
     if (s.policy == GTO or s.policy == GTY) and best_pc >= 0 and s.yields[best_pc] != 0:
         s.last_issued[sp] = -2 - best       # its SASS yields: the next pick prefers any other warp
     s.next_event[sp] = now + 1

@@ -1,0 +1,56 @@
+"""The sched_spin probe's kernel (validation/probes/sched_spin.py) runs unchanged in gpusim. On the H100 two
+1024-thread blocks spinning on %clock64 on one SM share the issue slots about 10 to 1: the younger block
+reads its first clock 224 cycles (median over SMs, at most 313) after the older one, and makes 0.09 of its
+loop trips (validation/data/h100/probe_sched_spin.json). Under the `cta_rr` policy alone the younger block
+gets no slot until the older one is done; `scheduler.starve_cycles` = 200 (a warp waiting that long since
+it was first eligible goes first) gives it the H100's share under the SASS model: first read 299 cycles
+after, 0.13 of the trips (250 cycles: 348 and 0.107)."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import gpusim
+from gpusim import sassmap
+from gpusim.presets import apply_overrides, get_preset
+from validation.probes.sched_spin import spin_first
+
+HAVE_TOOLS = sassmap.ptxas.find() is not None and sassmap.find_nvdisasm() is not None
+needs_tools = pytest.mark.skipif(not HAVE_TOOLS, reason="no ptxas/nvdisasm (the sass or triton extra)")
+
+DATA = Path(__file__).resolve().parents[2] / "validation" / "data" / "h100" / "probe_sched_spin.json"
+SPIN = 4000
+
+
+def _two_blocks_on_one_sm(**scheduler):
+    over = {"n_sm": 1, "gigathread.gpcs": 1, **{f"scheduler.{k}": v for k, v in scheduler.items()}}
+    rec = np.zeros((64, 4), np.int64)
+    gpusim.launch(spin_first, 2, 1024, np.int64(SPIN), np.arange(1024, dtype=np.int64), rec,
+                  gpu=apply_overrides(get_preset("h100"), over), mode="timing", model="sass")
+    old, young = rec[:32], rec[32:]
+    if old[:, 1].min() > young[:, 1].min():
+        old, young = young, old
+    return {"young_first_read": int(young[:, 1].max() - old[:, 1].min()),
+            "trips_ratio": float(np.median(young[:, 3]) / np.median(old[:, 3]))}
+
+
+def _measured():
+    run = next(r for r in json.loads(DATA.read_text())["runs"] if r["kernel"] == "spin_first" and r["grid"] == 264)
+    sm0 = np.asarray(run["sm0_trips"])
+    return run["first_read_spread_median"], run["first_read_spread_max"], float(sm0[32:].mean() / sm0[:32].mean())
+
+
+@needs_tools
+def test_a_starving_warp_gets_the_share_of_slots_the_h100_gives_a_younger_block():
+    spread_median, spread_max, ratio = _measured()
+    got = _two_blocks_on_one_sm(policy="cta_rr", starve_cycles=200)
+    assert 0.5 * spread_median <= got["young_first_read"] <= 1.5 * spread_max
+    assert got["trips_ratio"] == pytest.approx(ratio, abs=0.05)
+
+
+@needs_tools
+def test_without_the_guard_cta_rr_starves_the_younger_block_until_the_older_is_done():
+    got = _two_blocks_on_one_sm(policy="cta_rr")
+    assert got["young_first_read"] >= SPIN
