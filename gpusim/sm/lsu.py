@@ -3,8 +3,10 @@ and local memory, the shared-memory banks over the MIO pipe, atomics at the L2.
 
 Called after the functional executor ran a memory instruction (its lane addresses are in the
 executor's tr_addr, its shape in tr_info). Returns the cycle the destination registers become ready and updates the
-LSU/MIO pipes. The LSU takes one request per `issue_interval` cycles per 128-byte line it touches;
-warps may queue `queue` cycles of LSU work before they stall on lg_throttle.
+LSU/MIO pipes. The LSU takes one request per `issue_interval` cycles per 128-byte line it touches; a
+global load of several lines instead costs the larger of its tag lookups (`tag_lines` lines a cycle)
+and its data wavefronts in the L1's 32 banks. Warps may queue `queue` cycles of LSU work before they
+stall on lg_throttle.
 """
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from gpusim.jit import njit
 from gpusim.memory.coalescer import coalesce, count_lines
 from gpusim.memory.l1 import l1_load, l1_store_local
 from gpusim.memory.l2 import l2_access, l2_atomic
-from gpusim.memory.shared_banks import ATOM, LD, ST, same_address_ways, smem_access
+from gpusim.memory.shared_banks import ATOM, LD, ST, same_address_ways, smem_access, wavefronts
 from gpusim.sm.state import TI_ASYNC, TI_ATOM, TI_MASK, TI_SIZE, TI_SPACE, TI_STORE
 from gpusim.spec import MAX_CYCLES, param
 
@@ -32,6 +34,11 @@ LOCAL_BASE = np.int64(1) << 44
 class LSUSpec:
     """The load/store unit of one SM (global, local and atomic traffic)."""
     issue_interval: int = param(2, "cycles", "per memory instruction and 128-B line it touches", (1, 10_000))
+    tag_lines: int = param(4, "lines", "128-B lines per cycle the L1's tag stage looks up for one global load; "
+                                       "a load of several lines costs the larger of its lookups and its data "
+                                       "wavefronts (the most words one of the 32 4-byte banks delivers). "
+                                       "Measured: 32 lines in 32 banks take 9.0 cycles (probe lg_queue), 32 "
+                                       "lines in one bank 33 (probe lsu_lines)", (1, 32))
     queue: int = param(64, "cycles", "LSU work warps may queue ahead before they stall on lg_throttle", (0, MAX_CYCLES))
     atomic_same_address_cycles: int = param(16, "cycles", "serialisation per extra lane on one address in a warp "
                                                           "(fitted: atomics)", (0, 10_000))
@@ -58,7 +65,7 @@ class LSUSpec:
             raise ConfigError(f"bad value for '{prefix}issue_interval': must be at least 1")
 
 
-LSU = namedtuple("LSU", "issue_interval queue atomic_same_address free_at drain_at last_drain counters "
+LSU = namedtuple("LSU", "issue_interval tag_lines queue atomic_same_address free_at drain_at last_drain counters "
                        "pc_sectors pc_requests addrs sectors groups store_line aggregated atomic_line "
                        "float_atomic spill spill_bytes spill_debt spill_next spill_addr wc_lines wc_n wc_time "
                        "combine_lines combine_window")
@@ -91,7 +98,8 @@ def make_state(spec: LSUSpec, n_sm: int, n_warps: int, n_pcs: int, aggregated=No
     performs the warp's update, VOTEU/POPC/SHFL spread the result; gpusim/sassmap.py). float_atomic: per
     pc, 1 for a floating-point atomic (`float_atomics`). spill: per pc, (spill loads, spill stores) per
     execution x SLOT, and spill_bytes the area per thread they use (ptxas's spill stores; the SASS model)."""
-    return LSU(np.int64(spec.issue_interval), np.int64(spec.queue), np.int64(spec.atomic_same_address_cycles),
+    return LSU(np.int64(spec.issue_interval), np.int64(spec.tag_lines), np.int64(spec.queue),
+               np.int64(spec.atomic_same_address_cycles),
                np.zeros(n_sm, np.int64), np.zeros(n_warps, np.int64), np.zeros(1, np.int64), np.zeros(6, np.int64),
                np.zeros(n_pcs, np.int64), np.zeros(n_pcs, np.int64), np.zeros(32, np.int64), np.zeros(512, np.int64),
                AsyncGroups(np.zeros(n_warps, np.int64), np.zeros((n_warps, GROUP_RING), np.int64),
@@ -122,7 +130,7 @@ def counters(lsu: LSU) -> dict:
 
 @njit
 def global_access(lsu, l1, l2, noc, dram, tr_addr, mask, size, local_bytes, sm, pc, now, is_store, is_local, w,
-                  bypass_l1=False):
+                  bypass_l1=False, data_wavefronts=0):
     addrs = lsu.addrs
     for l in range(32):
         a = tr_addr[l]
@@ -143,6 +151,8 @@ def global_access(lsu, l1, l2, noc, dram, tr_addr, mask, size, local_bytes, sm, 
         lsu.counters[LD_SECTORS] += ns
     start = max(now, lsu.free_at[sm])
     busy = max(nl, 1) * lsu.issue_interval // 2 + (lsu.issue_interval % 2)
+    if data_wavefronts > 0 and nl > 1:     # a load of several lines: its tag lookups or its data wavefronts
+        busy = max((nl + lsu.tag_lines - 1) // lsu.tag_lines, data_wavefronts) * lsu.issue_interval // 2
     if is_store:      # each line a store writes is its own write request to the L2
         busy = max(nl, 1) * lsu.store_line
     done = start + l1.latency
@@ -306,8 +316,12 @@ def memory_timing(lsu, smem, l1, l2, noc, dram, tr_addr, tr_info, local_bytes, s
         return global_atomic(lsu, l1, l2, noc, dram, tr_addr, mask, size, sm, pc, now, w), KIND_LONG
     if sp == oc.SP_GLOBAL or sp == oc.SP_LOCAL:
         is_local = sp == oc.SP_LOCAL
+        bypass = tr_info[TI_ASYNC] == 2
+        wf = 0
+        if sp == oc.SP_GLOBAL and not is_store and not bypass:     # the L1's data banks, as shared memory's
+            wf = wavefronts(tr_addr, mask, size, smem.banks, smem.words, smem.bank_load)
         return global_access(lsu, l1, l2, noc, dram, tr_addr, mask, size, local_bytes, sm, pc, now, is_store,
-                             is_local, w, tr_info[TI_ASYNC] == 2), KIND_LONG
+                             is_local, w, bypass, wf), KIND_LONG
     return now + l1.latency, KIND_NONE         # param / const: the constant cache
 
 
