@@ -55,6 +55,17 @@ class L2Spec:
                                          "partition is taken by a slice of each (ncu counts 1.50 L2 write sectors per "
                                          "L1 store sector on 36 of 40 recorded kernels; fitted: store_s02..s08, "
                                          "l2_store_8mb, store_rows2/4 within 3.1%)", (0.0, 1000.0))
+    partial_write_cost: float = param(2.8, "x", "least slice time of a write request (one line's sectors in one "
+                                                "store) that leaves bytes of a sector unwritten, in read sectors: "
+                                                "the slice merges them into what it holds. Fitted on the "
+                                                "sector_share probe: one-word writes, one sector per line, run at "
+                                                "26-28 per cycle on the H100 whichever warps share the sectors "
+                                                "(gpusim -1.1, -0.4, -3.8, +8.3%)", (0.0, 1000.0))
+    write_queue_cycles: float = param(1200.0, "cycles", "slice work a slice's input queue holds: a write that "
+                                                    "arrives behind more is held in its SM, whose warp cannot exit "
+                                                    "(drain) until the write is in the queue (fitted: store_s16 and "
+                                                    "store_s32's drain, 13.2 and 23.2 cycles per instruction against "
+                                                    "the H100's 11.3 and 21.0)", (0.0, 1e12))
     replacement: str = param("lru", "name", "replacement policy: lru | fifo | srrip (gpusim/memory/replacement.py)")
 
     def validate(self, prefix: str = "") -> None:
@@ -78,7 +89,8 @@ class L2Spec:
 
 
 L2 = namedtuple("L2", "cache slice_free latency atomic_latency slice_bandwidth atomic_interval counters probe "
-                     "atomic_free atomic_shift float_chain chain_sector chain_ready write_miss fill_free write_cost")
+                     "atomic_free atomic_shift float_chain chain_sector chain_ready write_miss fill_free write_cost "
+                     "partial_cost write_queue accepted")
 LOOKUPS, HITS, WRITE_SECTORS = range(3)      # counters
 # probe: (slice, cycle the sector got to it, hit) of the slowest access since the caller set probe[0] = -1
 # (a miss outranks a hit); the event recorder reads it for the requests it samples (gpusim/timing/events.py)
@@ -91,7 +103,8 @@ def make_state(spec: L2Spec) -> L2:
               np.zeros(spec.slices, np.float64), np.int64(spec.atomic_unit_bytes.bit_length() - 6),
               np.float64(spec.atomic_float_chain), np.full(spec.slices, -1, np.int64),
               np.zeros(spec.slices, np.float64), np.float64(spec.write_miss_cycles), np.zeros(spec.slices, np.float64),
-              np.float64(spec.write_cost))
+              np.float64(spec.write_cost), np.float64(spec.partial_write_cost), np.float64(spec.write_queue_cycles),
+              np.zeros(1, np.float64))
 
 
 def counters(l2: L2) -> dict:
@@ -123,15 +136,24 @@ def _probe(l2, sl, t, hit):
 
 
 @njit
-def l2_access(l2, noc, dram, sm, sector, now, is_write, partial=False):
+def l2_access(l2, noc, dram, sm, sector, now, is_write, partial=False, merge=0):
     """One sector from SM `sm` leaving its L1 at `now`: the cycle the data (or the write's
-    acknowledgement) is back at the SM. A partial write (`partial`: not all 32 bytes) to a line the
-    slice does not hold waits for the slice's partial-write unit, `write_miss` cycles each."""
+    acknowledgement) is back at the SM; `accepted[0]` the cycle it got into the slice's queue.
+    A partial write (`partial`: not all 32 bytes) to a line the slice does not hold waits for the
+    slice's partial-write unit, `write_miss` cycles each. merge > 0: the first sector of a write request
+    (one line's sectors in one store) of `merge` sectors that leaves bytes of some unwritten: the request
+    takes the slice at least `partial_cost` (the slice merges the bytes into the sectors it holds)."""
     nsl = l2.slice_free.shape[0]
     sl = slice_of(sector, nsl)
     h = hop(noc, sm, sl, nsl)
     start = max(np.float64(now + h), l2.slice_free[sl])
-    l2.slice_free[sl] = start + 32.0 / l2.slice_bandwidth * (l2.write_cost if is_write else 1.0)
+    cost = 1.0
+    if is_write:
+        cost = l2.write_cost
+        if merge > 0:   # the first sector of a write request of `merge` sectors, some partial: the slice's merge
+            cost = max(l2.partial_cost - (merge - 1) * l2.write_cost, cost)
+    l2.slice_free[sl] = start + 32.0 / l2.slice_bandwidth * cost
+    l2.accepted[0] = start - l2.write_queue     # when the write got into the slice's queue
     t = np.int64(start)
     half = l2.latency // 2
     l2.counters[LOOKUPS] += 1

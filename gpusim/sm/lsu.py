@@ -130,7 +130,8 @@ def counters(lsu: LSU) -> dict:
 
 @njit
 def global_access(lsu, l1, l2, noc, dram, tr_addr, mask, size, local_bytes, sm, pc, now, is_store, is_local, w,
-                  bypass_l1=False, data_wavefronts=0):
+                  bypass_l1, banks, words, bank_load):
+    """banks > 0: a load whose data comes through the L1's `banks` data banks (words, bank_load: scratch)."""
     addrs = lsu.addrs
     for l in range(32):
         a = tr_addr[l]
@@ -151,21 +152,31 @@ def global_access(lsu, l1, l2, noc, dram, tr_addr, mask, size, local_bytes, sm, 
         lsu.counters[LD_SECTORS] += ns
     start = max(now, lsu.free_at[sm])
     busy = max(nl, 1) * lsu.issue_interval // 2 + (lsu.issue_interval % 2)
-    if data_wavefronts > 0 and nl > 1:     # a load of several lines: its tag lookups or its data wavefronts
-        busy = max((nl + lsu.tag_lines - 1) // lsu.tag_lines, data_wavefronts) * lsu.issue_interval // 2
+    if banks > 0 and nl > 1:     # a load of several lines: its tag lookups or its wavefronts in the L1's data banks
+        wf = wavefronts(tr_addr, mask, size, banks, words, bank_load)
+        busy = max((nl + lsu.tag_lines - 1) // lsu.tag_lines, wf) * lsu.issue_interval // 2 + (lsu.issue_interval % 2)
     if is_store:      # each line a store writes is its own write request to the L2
         busy = max(nl, 1) * lsu.store_line
     done = start + l1.latency
     go_on = start
+    # a store of few lines that the warp's next stores may complete in the L1 (write_combines) is not charged
+    # as a partial write at the L2
+    base = lsu.combine_lines > 0 and nl <= lsu.combine_lines
     if is_store and not is_local and write_combines(lsu, w, ns, nl, now):
         ns = 0            # merged into the warp's previous store: nothing more goes to the L2
+    sent = start + busy + l1.latency
     for k in range(ns):
         sec = lsu.sectors[k]
         if is_store:      # write-through to the L2: the warp need not wait, only its exit does (drain)
             if is_local:
                 l1_store_local(l1, sm, sec, start)
+            partial = sector_partial(addrs, mask, size, sec)
+            merge = 0
+            if not base and (k == 0 or lsu.sectors[k - 1] >> 2 != sec >> 2):    # sectors are in address order
+                merge = line_request(lsu.sectors, ns, k, addrs, mask, size, partial)
             lsu.last_drain[0] = max(lsu.last_drain[0], l2_access(l2, noc, dram, sm, sec, start + l1.latency, True,
-                                                                 sector_partial(addrs, mask, size, sec)))
+                                                                 partial, merge))
+            sent = max(sent, np.int64(l2.accepted[0]))      # a slice's full queue holds it in the SM
             continue
         if bypass_l1:     # cp.async.cg: cached in the L2 only
             t, free = l2_access(l2, noc, dram, sm, sec, start + l1.latency, False), start
@@ -176,7 +187,7 @@ def global_access(lsu, l1, l2, noc, dram, tr_addr, mask, size, local_bytes, sm, 
             done = t
     lsu.free_at[sm] = go_on + busy
     if is_store:          # an exiting warp waits until its stores have left the SM
-        lsu.drain_at[w] = max(lsu.drain_at[w], start + busy + l1.latency)
+        lsu.drain_at[w] = max(lsu.drain_at[w], sent)
     return done
 
 
@@ -239,10 +250,23 @@ def spill_traffic(lsu, l1, l2, noc, dram, frame, mask, sm, pc, now, w, slot):
             for lane in range(32):
                 lsu.spill_addr[lane] = off
             t = global_access(lsu, l1, l2, noc, dram, lsu.spill_addr, mask, 4, frame + lsu.spill_bytes, sm, pc,
-                              now, kind == 1, True, w)
+                              now, kind == 1, True, w, False, 0, lsu.addrs, lsu.addrs)
             if kind == 0 and t > done:
                 done = t
     return done
+
+
+@njit
+def line_request(sectors, ns, k, addrs, mask, size, partial):
+    """The write request that starts at sectors[k] (its line's sectors, together in address order): its
+    sector count if some sector of it is partial (`partial`: the first one is), else 0."""
+    line = sectors[k] >> 2
+    n = 1
+    while k + n < ns and sectors[k + n] >> 2 == line:
+        if not partial:
+            partial = sector_partial(addrs, mask, size, sectors[k + n])
+        n += 1
+    return n if partial else 0
 
 
 @njit
@@ -317,11 +341,10 @@ def memory_timing(lsu, smem, l1, l2, noc, dram, tr_addr, tr_info, local_bytes, s
     if sp == oc.SP_GLOBAL or sp == oc.SP_LOCAL:
         is_local = sp == oc.SP_LOCAL
         bypass = tr_info[TI_ASYNC] == 2
-        wf = 0
-        if sp == oc.SP_GLOBAL and not is_store and not bypass:     # the L1's data banks, as shared memory's
-            wf = wavefronts(tr_addr, mask, size, smem.banks, smem.words, smem.bank_load)
+        # a global load's data comes through the L1's banks, counted as shared memory's
+        banks = smem.banks if sp == oc.SP_GLOBAL and not is_store and not bypass else 0
         return global_access(lsu, l1, l2, noc, dram, tr_addr, mask, size, local_bytes, sm, pc, now, is_store,
-                             is_local, w, bypass, wf), KIND_LONG
+                             is_local, w, bypass, banks, smem.words, smem.bank_load), KIND_LONG
     return now + l1.latency, KIND_NONE         # param / const: the constant cache
 
 

@@ -300,7 +300,7 @@ def issue_subpartition(P, M, U, counters, sp, now):
         if U.events.on != 0:
             note_hold(U.events, w, reason)
         if e <= now:
-            if s.eligible_since[w] < 0:
+            if s.starve > 0 and s.eligible_since[w] < 0:      # the starvation guard's clock
                 s.eligible_since[w] = e
             key = priority(s, w, j, last, last_slot, nslots, now)
             if best < 0 or key < best_key:
@@ -321,7 +321,8 @@ def issue_subpartition(P, M, U, counters, sp, now):
     if U.events.on != 0 and best_pc >= 0:
         note_issue(U.events, best, sp, now)
     s.last_issued[sp] = best
-    s.eligible_since[best] = -1
+    if s.starve > 0:
+        s.eligible_since[best] = -1
     if (s.policy == GTO or s.policy == GTY) and best_pc >= 0 and s.yields[best_pc] != 0:
         s.last_issued[sp] = -2 - best       # its SASS yields: the next pick prefers any other warp
     s.next_event[sp] = now + 1
