@@ -60,7 +60,7 @@ class L2Spec:
                                                 "the slice merges them into what it holds. Fitted on the "
                                                 "sector_share probe: one-word writes, one sector per line, run at "
                                                 "26-28 per cycle on the H100 whichever warps share the sectors "
-                                                "(gpusim -1.1, -0.4, -3.8, +8.3%)", (0.0, 1000.0))
+                                                "(gpusim -0.9, +0.3, -3.9, +7.9%)", (0.0, 1000.0))
     write_queue_cycles: float = param(1200.0, "cycles", "slice work a slice's input queue holds: a write that "
                                                     "arrives behind more is held in its SM, whose warp cannot exit "
                                                     "(drain) until the write is in the queue (fitted: store_s16 and "

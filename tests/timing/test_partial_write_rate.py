@@ -2,13 +2,13 @@
 
 A write request (one line's sectors in one store) that leaves bytes of a sector unwritten takes its L2
 slice at least `l2.partial_write_cost`: the slice merges the bytes into what it holds. On the H100
-(validation/probes/sector_share.py) a million one-word writes, one sector per line and 32 lines per warp
-store, take 41.3k cycles when the 8 warps of a block share each sector and 43.7k when 8 blocks on other
-SMs do: 26-28 writes per cycle, whoever shares the sectors. Charged as full writes, gpusim ran them 38%
-fast (prog_transpose_naive, whose stores these are, -31%).
+(validation/probes/sector_share.py) one-word writes, one sector per line and 32 lines per warp store,
+run at 26-28 per cycle whoever shares the sectors: a 512 x 512 matrix written so, the 8 warps of each
+block sharing its sectors, takes 13.5k cycles. Charged as full writes, gpusim ran it 26% fast
+(prog_transpose_naive, whose stores these are, -31%).
 
 A slice's input queue holds `l2.write_queue_cycles` of work; a write behind more waits in its SM, and the
-warp that wrote it cannot exit: the H100 shows 136 cycles per instruction of drain on this kernel, whose
+warp that wrote it cannot exit: the H100 shows 101 cycles per instruction of drain on this kernel, whose
 warps each issue one store and exit. With the queue unbounded gpusim showed 4."""
 
 import json
@@ -22,7 +22,7 @@ from gpusim.presets import get_preset
 from validation.probes.sector_share import expected, launch_shape, share_store
 
 DATA = Path(__file__).resolve().parents[2] / "validation" / "data" / "h100" / "probe_sector_share.json"
-N = 1024
+N = 512
 DRAIN = "smsp__average_warps_issue_stalled_drain_per_issue_active.ratio"
 
 

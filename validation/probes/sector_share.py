@@ -14,7 +14,7 @@ warps write the 8 words of a sector:
 - warp8 (blocks of 32 x 8 warps): each warp writes its 8 columns with 8 stores in a row, so a sector's 8
   words come from one warp's consecutive stores (the L1 merges those: the store_order probe).
 
-n = 1024 (4 MiB, as prog_transpose_naive) and n = 2048 (16 MiB) for K = 1 and 8. A second set
+n = 1024 (4 MiB, as prog_transpose_naive), and n = 2048 (16 MiB) and 512 (1 MiB) for K = 1 and 8. A second set
 (lines_store) keeps the 8 warps of a block on each sector but lets a store write spl = 1, 2 or 4 sectors
 in each of 32 / spl lines, with one CTA per tile of 32 sectors or 16 and 66 CTAs looping over the tiles
 (whether the limit is each SM's or the L2's). ncu flushes the caches before each kernel. The kernels are
@@ -53,7 +53,7 @@ EXTRA = ("lts__t_requests_srcunit_tex_op_write.sum,lts__t_sectors_srcunit_tex_op
          "l1tex__m_l1tex2xbar_write_sectors.sum")
 # (kernel, K or 8 for warp8, n)
 RUNS = (("share", 1, 1024), ("share", 2, 1024), ("share", 4, 1024), ("share", 8, 1024),
-        ("warp8", 8, 1024), ("share", 1, 2048), ("share", 8, 2048))
+        ("warp8", 8, 1024), ("share", 1, 2048), ("share", 8, 2048), ("share", 1, 512), ("share", 8, 512))
 # the second set (lines_store): (sectors per line, tiles, CTAs): 1 M writes, 8 to a sector, from 32 / spl lines
 # per store; one tile per CTA, or a few CTAs looping over the tiles (is the limit per SM or the L2's?)
 NTILES = 4096
