@@ -68,10 +68,11 @@ class LSUSpec:
 LSU = namedtuple("LSU", "issue_interval tag_lines queue atomic_same_address free_at drain_at last_drain counters "
                        "pc_sectors pc_requests addrs sectors groups store_line aggregated atomic_line "
                        "float_atomic spill spill_bytes spill_debt spill_next spill_addr wc_lines wc_n wc_time "
-                       "combine_lines combine_window")
+                       "combine_lines combine_window partial")
 # spill: per pc, the spill loads and stores (LDL/STL ptxas added) per execution (x SLOT, the SASS model);
 # spill_bytes: each thread's spill area, after its PTX local frame; spill_debt: per warp, the fractions
 # not yet issued; spill_next: per warp, the next 4-byte slot of the area; spill_addr: the lanes' offsets
+# partial: scratch, per sector of the store being sent, 1 if its bytes are not all written
 # wc_lines, wc_n, wc_time: per warp, the lines of its store that later ones may merge into (wc_n of them;
 # 0: none) and the cycle of its last global store
 # cp.async groups per warp: `open` the latest landing cycle of copies not yet committed, `ring` that of
@@ -113,7 +114,7 @@ def make_state(spec: LSUSpec, n_sm: int, n_warps: int, n_pcs: int, aggregated=No
                np.zeros((n_warps, 2), np.int64), np.zeros(n_warps, np.int64), np.zeros(32, np.int64),
                np.full((n_warps, max(1, spec.combine_lines)), -1, np.int64), np.zeros(n_warps, np.int64),
                np.zeros(n_warps, np.int64),
-               np.int64(spec.combine_lines), np.int64(spec.combine_window))
+               np.int64(spec.combine_lines), np.int64(spec.combine_window), np.zeros(512, np.int64))
 
 
 def counters(lsu: LSU) -> dict:
@@ -165,17 +166,19 @@ def global_access(lsu, l1, l2, noc, dram, tr_addr, mask, size, local_bytes, sm, 
     if is_store and not is_local and write_combines(lsu, w, ns, nl, now):
         ns = 0            # merged into the warp's previous store: nothing more goes to the L2
     sent = start + busy + l1.latency
+    if is_store:
+        for k in range(ns):
+            lsu.partial[k] = sector_partial(addrs, mask, size, lsu.sectors[k])
     for k in range(ns):
         sec = lsu.sectors[k]
         if is_store:      # write-through to the L2: the warp need not wait, only its exit does (drain)
             if is_local:
                 l1_store_local(l1, sm, sec, start)
-            partial = sector_partial(addrs, mask, size, sec)
             merge = 0
             if not base and (k == 0 or lsu.sectors[k - 1] >> 2 != sec >> 2):    # sectors are in address order
-                merge = line_request(lsu.sectors, ns, k, addrs, mask, size, partial)
+                merge = line_request(lsu.sectors, lsu.partial, ns, k)
             lsu.last_drain[0] = max(lsu.last_drain[0], l2_access(l2, noc, dram, sm, sec, start + l1.latency, True,
-                                                                 partial, merge))
+                                                                 lsu.partial[k] != 0, merge))
             sent = max(sent, np.int64(l2.accepted[0]))      # a slice's full queue holds it in the SM
             continue
         if bypass_l1:     # cp.async.cg: cached in the L2 only
@@ -257,16 +260,16 @@ def spill_traffic(lsu, l1, l2, noc, dram, frame, mask, sm, pc, now, w, slot):
 
 
 @njit
-def line_request(sectors, ns, k, addrs, mask, size, partial):
+def line_request(sectors, partial, ns, k):
     """The write request that starts at sectors[k] (its line's sectors, together in address order): its
-    sector count if some sector of it is partial (`partial`: the first one is), else 0."""
+    sector count if one of its sectors is partial (partial[k]: 1 for sectors[k]), else 0."""
     line = sectors[k] >> 2
-    n = 1
+    n = 0
+    some = 0
     while k + n < ns and sectors[k + n] >> 2 == line:
-        if not partial:
-            partial = sector_partial(addrs, mask, size, sectors[k + n])
+        some |= partial[k + n]
         n += 1
-    return n if partial else 0
+    return n if some else 0
 
 
 @njit
