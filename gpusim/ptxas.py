@@ -86,9 +86,17 @@ def resources(text: str, arch: str) -> dict[str, KernelResources]:
         raise LaunchError(f"ptxas could not compile the kernel for {arch} (model='sass'): "
                           f"{msg[-1] if msg else p.returncode}")
     out = parse(p.stdout + p.stderr)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({k: asdict(v) for k, v in out.items()}))
+    write_atomic(path, json.dumps({k: asdict(v) for k, v in out.items()}))
     return out
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write a cache file whole or not at all: test workers and parallel runs share the cache, and a
+    reader must never see half a file (written beside it, then renamed over it)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
 
 
 def compile_to(exe: str, text: str, arch: str, cubin: Path, flags: list):

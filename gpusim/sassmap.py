@@ -168,8 +168,7 @@ def weights(text: str, arch: str) -> SassMap:
     blocks, in_loop = parse_blocks(listing)
     m = build(blocks, text, in_loop)
     m.tools = tools
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(m.to_json()))
+    ptxas.write_atomic(path, json.dumps(m.to_json()))
     return m
 
 
