@@ -27,6 +27,7 @@ class PTXKernel:
     _decoded: DecodedKernel | None = field(default=None, repr=False)
     signature: tuple | None = None      # numba argument types when compiled from Python
     _decoded_stores_kept: DecodedKernel | None = field(default=None, repr=False)
+    _decoded_sass: dict = field(default_factory=dict, repr=False)
 
     @property
     def decoded(self) -> DecodedKernel:
@@ -41,6 +42,14 @@ class PTXKernel:
         if self._decoded_stores_kept is None:
             self._decoded_stores_kept = decode_kernel(self.module.ast, self.name, stores_sink=False)
         return self._decoded_stores_kept
+
+    def decoded_sass_order(self, rank: dict, stores_sink: bool = True) -> DecodedKernel:
+        """Decoded with each basic block in the order ptxas scheduled its SASS (`rank`: PTX line -> position
+        of its SASS, gpusim/sassmap.py; the SASS model), as far as the PTX's dependences allow."""
+        key = (hash(tuple(sorted(rank.items()))), stores_sink)
+        if key not in self._decoded_sass:
+            self._decoded_sass[key] = decode_kernel(self.module.ast, self.name, stores_sink, rank)
+        return self._decoded_sass[key]
 
     @property
     def ptx(self) -> str:

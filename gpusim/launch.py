@@ -1,6 +1,7 @@
 """gpusim.launch: run a kernel on a simulated GPU, numba.cuda style."""
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field
 
@@ -19,6 +20,8 @@ from gpusim.sm.results import functional_metrics
 from gpusim.sm.sanitize_report import collect, kernel_fault, parse_checks
 from gpusim.sm.state import make_mach, make_prog
 from gpusim.spec import check as check_spec
+
+SASS_ORDER = {"on": os.environ.get("GPUSIM_SASS_ORDER", "1") != "0"}     # experiment switch
 
 # warp instructions before the watchdog stops a launch: ~1 minute of functional mode, ~8 of timing
 # mode on one core; the largest example program at its default size needs under 40 M
@@ -215,17 +218,20 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
             raise LaunchError(f"ptxas reported no entry function '{k.name}' (model='sass')")
         if regs_per_thread is None:
             regs_per_thread = sass.registers
-        if sass.spill_stores > 0:
-            # ptxas ran out of registers: it keeps each load's store next to it (no loads held in flight)
-            d = k.decoded_stores_kept
         # what ptxas made of each PTX instruction (gpusim/sassmap.py): the SASS instructions it issues as
         smap = sassmap.weights(k.module.text, ptxas.arch_for(arch_of(spec), k.module.text))
+        if SASS_ORDER["on"]:
+            # each basic block issues in ptxas's order (isa/schedule.py, sass_order); a kernel ptxas compiled
+            # short of registers keeps each load's store next to it (no loads held in flight)
+            d = k.decoded_sass_order(smap.rank, sass.spill_stores == 0)
+        elif sass.spill_stores > 0:
+            d = k.decoded_stores_kept
         per_pc = sassmap.pc_weights(smap, d.ins[:, oc.F_LINE])
         # (pc, 9): slots, ALU, FMA, aggregated flag, spill loads, spill stores (x SLOT but the flag), and
         # the bytes per lane of the vector shared load ptxas made of the line (0: none; -1: a line with no SASS
         # of its own, a load of it merged into another line's vector load)
         slots = np.rint(per_pc * SLOT).astype(np.int64)
-        slots[:, 3] = per_pc[:, 3] > 0
+        slots[:, 3] = per_pc[:, 3]         # 1: warp-aggregated atomic, +2: a RED (returns nothing)
         slots[:, 6] = np.where(slots[:, 0] == 0, -1, per_pc[:, 6])
         slots[:, 8] = per_pc[:, 8] > 0      # 7: ptxas's stall cycles (x SLOT); 8: the line's SASS yields
     if mode == "timing" and regs_per_thread is None and d.regs_per_thread > spec.sm.max_regs_per_thread:

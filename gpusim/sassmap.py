@@ -84,9 +84,11 @@ class SassMap:
     pipes: dict = field(default_factory=dict)         # PTX line -> (ALU instructions, FMA-pipe cycles) per execution
     spill_lines: dict = field(default_factory=dict)   # PTX line -> (spill loads, spill stores) per execution
     aggregated: list = field(default_factory=list)    # PTX lines whose global atomic ptxas warp-aggregated
+    no_return: list = field(default_factory=list)     # PTX lines whose atomic ptxas made a RED (result unused)
     vector: dict = field(default_factory=dict)        # PTX line -> bytes per lane of its widest LDS (8 or 16)
     stall: dict = field(default_factory=dict)         # PTX line -> ptxas's stall cycles of its SASS per execution
     yields: list = field(default_factory=list)        # PTX lines whose SASS ends in an instruction that yields
+    rank: dict = field(default_factory=dict)          # PTX line -> where its SASS issues (listing position)
     total: int = 0                                    # SASS instructions kept
     unmapped: int = 0                                 # of which had no line before or after them
     tools: str = ""
@@ -96,8 +98,10 @@ class SassMap:
                 "opcodes": {str(k): v for k, v in self.opcodes.items()},
                 "spill_lines": {str(k): list(v) for k, v in self.spill_lines.items()},
                 "pipes": {str(k): list(v) for k, v in self.pipes.items()}, "aggregated": self.aggregated,
+                "no_return": self.no_return,
                 "vector": {str(k): v for k, v in self.vector.items()},
                 "stall": {str(k): v for k, v in self.stall.items()}, "yields": self.yields,
+                "rank": {str(k): v for k, v in self.rank.items()},
                 "total": self.total, "unmapped": self.unmapped, "tools": self.tools}
 
     @classmethod
@@ -105,9 +109,9 @@ class SassMap:
         return cls({int(k): v for k, v in d["weight"].items()}, {int(k): v for k, v in d["opcodes"].items()},
                    {int(k): tuple(v) for k, v in d["pipes"].items()},
                    {int(k): tuple(v) for k, v in d["spill_lines"].items()},
-                   d["aggregated"], {int(k): v for k, v in d.get("vector", {}).items()},
-                   {int(k): v for k, v in d.get("stall", {}).items()}, d.get("yields", []), d["total"], d["unmapped"],
-                   d["tools"])
+                   d["aggregated"], d.get("no_return", []), {int(k): v for k, v in d.get("vector", {}).items()},
+                   {int(k): v for k, v in d.get("stall", {}).items()}, d.get("yields", []),
+                   {int(k): v for k, v in d.get("rank", {}).items()}, d["total"], d["unmapped"], d["tools"])
 
 
 def find_nvdisasm() -> str | None:
@@ -160,7 +164,7 @@ def weights(text: str, arch: str) -> SassMap:
         raise LaunchError("model='sass' needs ptxas and nvdisasm: install gpusim[sass] (or gpusim[triton], which "
                           "bundles both), or set GPUSIM_PTXAS/GPUSIM_NVDISASM; model='ptx' needs nothing")
     tools = f"{ptxas.tool_version(exe)} | {ptxas.tool_version(dis)}"
-    key = hashlib.sha256(f"map10\0{tools}\0{arch}\0{text}".encode()).hexdigest()[:24]
+    key = hashlib.sha256(f"map12\0{tools}\0{arch}\0{text}".encode()).hexdigest()[:24]
     path = cache_root() / "ptxas" / f"{key}.map.json"
     if path.exists():
         return SassMap.from_json(json.loads(path.read_text()))
@@ -286,8 +290,11 @@ def build(blocks: list, text: str, in_loop: list | None = None) -> SassMap:
     opcodes: dict = defaultdict(Counter)
     stalls: dict = defaultdict(float)
     last_ctrl: dict = {}                           # line -> control bits of its last SASS instruction
+    at = 0                                         # listing position of the block's first instruction
     for bi, blk in enumerate(blocks):
         lines = _fill_lines([x[1] for x in blk])
+        _rank_lines(m.rank, blk, lines, at, None if kept is None else {ln for ln in lines if (bi, ln) in kept})
+        at += len(blk)
         m.unmapped += sum(1 for ln in lines if ln is None)
         counts = Counter(ln for ln in lines if ln is not None)
         m.total += len(blk)
@@ -325,7 +332,24 @@ def build(blocks: list, text: str, in_loop: list | None = None) -> SassMap:
     # warp's count (POPC) in one ATOMG and hands each lane its value (SHFL)
     m.aggregated = sorted(ln for ln, c in opcodes.items()
                           if ("ATOMG" in c or "ATOM" in c) and ("VOTEU" in c or "VOTE" in c))
+    m.no_return = sorted(ln for ln, c in opcodes.items()
+                         if ("RED" in c or "REDG" in c) and "ATOM" not in c and "ATOMG" not in c)
     return m
+
+
+def _rank_lines(rank: dict, blk: list, lines: list, at: int, kept: set | None) -> None:
+    """Where each line's SASS issues, as a position in the listing: its first primary instruction
+    (the load, store or FP32 operation itself, not the address work beside it), else its first one, in
+    the first block holding a kept copy of it. Lines are tagged per PTX instruction, so this orders the
+    PTX instructions of a basic block as ptxas scheduled them (`isa/schedule.sass_order`)."""
+    first: dict = {}
+    for i, ((ins, *_), ln) in enumerate(zip(blk, lines)):
+        if ln is None or ln in rank or (kept is not None and ln not in kept):
+            continue
+        if ln not in first or (first[ln][1] is False and _opcode(ins) in _PRIMARY):
+            first[ln] = (at + i, _opcode(ins) in _PRIMARY)
+    for ln, (pos, _) in first.items():
+        rank[ln] = pos
 
 
 def _unroll(blk, lines, one_to_one) -> int:
@@ -379,7 +403,8 @@ def _fill_lines(lines: list) -> list:
 
 def pc_weights(m: SassMap, lines) -> np.ndarray:
     """Per pc of a decoded program (`lines[pc]`: its PTX line): the SASS instructions it issues per
-    execution, its ALU-pipe instructions, its FMA-pipe cycles, 1 for a warp-aggregated atomic, and the
+    execution, its ALU-pipe instructions, its FMA-pipe cycles, 1 for a warp-aggregated atomic (+2 for an
+    atomic ptxas made a RED: it returns nothing), and the
     spill loads and stores ptxas put on its line, the bytes per lane of its widest vector shared load,
     ptxas's stall cycles for its SASS, and 1 where its last SASS instruction yields (an array of shape
     (n, 9)). A line gpusim decodes into several pcs shares its weights and stall cycles among them (its
@@ -387,7 +412,7 @@ def pc_weights(m: SassMap, lines) -> np.ndarray:
     SASS came from it) weighs 0."""
     lines = np.asarray(lines, np.int64)
     per_line = Counter(int(x) for x in lines)
-    agg = set(m.aggregated)
+    agg, red = set(m.aggregated), set(m.no_return)
     first, last = {}, {}
     for pc, ln in enumerate(lines):
         first.setdefault(int(ln), pc)
@@ -397,7 +422,7 @@ def pc_weights(m: SassMap, lines) -> np.ndarray:
     return np.array([(m.weight.get(int(ln), 0.0) / per_line[int(ln)],
                       m.pipes.get(int(ln), (0.0, 0.0))[0] / per_line[int(ln)],
                       m.pipes.get(int(ln), (0.0, 0.0))[1] / per_line[int(ln)],
-                      1.0 if int(ln) in agg else 0.0,
+                      (1.0 if int(ln) in agg else 0.0) + (2.0 if int(ln) in red else 0.0),
                       *(m.spill_lines.get(int(ln), nospill) if first[int(ln)] == pc else nospill),
                       m.vector.get(int(ln), 0) if first[int(ln)] == pc else 0,
                       m.stall.get(int(ln), 0.0) / per_line[int(ln)],

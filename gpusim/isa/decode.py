@@ -23,7 +23,7 @@ from gpusim.isa.hopper import decode_hopper, rename_cp
 from gpusim.isa.immediates import imm_bits
 from gpusim.isa.layout import Layout as _Layout
 from gpusim.isa.modifiers import classify
-from gpusim.isa.schedule import sink_load_consumers
+from gpusim.isa.schedule import sass_order, sink_load_consumers
 from gpusim.isa.symbols import place_symbols
 from gpusim.isa.tensorops import BASES as TENSOR_BASES
 from gpusim.isa.tensorops import encode as encode_tensor
@@ -80,8 +80,9 @@ class DecodedKernel:
 
 
 class Decoder:
-    def __init__(self, module: ast.Module, kernel: str, stores_sink: bool = True):
+    def __init__(self, module: ast.Module, kernel: str, stores_sink: bool = True, order: dict | None = None):
         self.stores_sink = stores_sink
+        self.order = order
         self.m = module
         self.k = module.functions[kernel]
         self.file = module.file
@@ -154,7 +155,9 @@ class Decoder:
         retf: dict[str, int] = {}
         for fn in self._functions():
             entries[fn.name] = len(seq)
-            for item in sink_load_consumers(fn.body, self.stores_sink):     # ptxas-like order (isa/schedule.py)
+            body = (sink_load_consumers(fn.body, self.stores_sink) if self.order is None    # ptxas-like order
+                    else sass_order(fn.body, self.order, self.stores_sink))            # ptxas's (isa/schedule.py)
+            for item in body:
                 if isinstance(item, ast.Label):
                     labels[(fn.name, item.name)] = len(seq)
                 else:
@@ -426,7 +429,10 @@ class Decoder:
         self.call_sites.append((len(calls), pc, fn.name, callee))
         calls.append(rec)
 
-def decode_kernel(module: ast.Module, kernel: str, stores_sink: bool = True) -> DecodedKernel:
+def decode_kernel(module: ast.Module, kernel: str, stores_sink: bool = True,
+                  order: dict | None = None) -> DecodedKernel:
     """stores_sink: stores of loaded values move below later loads, as ptxas schedules them when it has
-    the registers (gpusim/isa/schedule.py); False keeps each store where the PTX has it."""
-    return Decoder(module, kernel, stores_sink).decode()
+    the registers (gpusim/isa/schedule.py); False keeps each store where the PTX has it. order: PTX line ->
+    position of its SASS (the SASS model, gpusim/sassmap.py): each basic block's instructions issue in
+    that order, as far as their dependences allow."""
+    return Decoder(module, kernel, stores_sink, order).decode()

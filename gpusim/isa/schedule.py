@@ -18,6 +18,7 @@ regions are unchanged. Each instruction keeps its PTX line for errors and per-li
 """
 from __future__ import annotations
 
+import heapq
 from collections import Counter
 
 from gpusim.isa import ast
@@ -218,4 +219,132 @@ def sink_load_consumers(body: list, stores: bool = True) -> list:
         run = []
         out.append(item)
     out.extend(_schedule_run(run, stores))
+    return out
+
+
+# ---------------------------------------------------------------- the SASS model: ptxas's own order
+# instructions that write no register (their operands are all read)
+_NO_DEST = {"st", "red", "bar", "barrier", "bra", "prefetch", "prefetchu", "cp", "membar", "fence", "trap", "ret",
+            "exit", "sust", "pmevent", "discard", "applypriority", "stmatrix", "st.async", "red.async", "call",
+            "brkpt", "nanosleep", "griddepcontrol", "setmaxnreg", "wgmma", "cp.async"}
+# the longest run ordered pairwise (beyond it the run keeps the order `sink_load_consumers` gives it)
+SASS_ORDER_RUN = 4096
+
+
+def _reads_writes(it: ast.Instr) -> tuple[frozenset, frozenset]:
+    """The registers (predicates and the carry flag included) an instruction reads and writes."""
+    if it.base in _NO_DEST or it.base == "wmma" and "store" in it.mods or not it.operands:
+        writes = frozenset()
+        reads = _regs(it)
+    else:
+        writes = _dest(it)
+        reads = _regs(ast.Instr(it.opcode, it.operands[1:], it.line, it.col, it.text))
+        if isinstance(it.operands[0], ast.Addr):         # an address in first place is read, not written
+            writes, reads = frozenset(), _regs(it)
+        if it.guard:
+            reads = reads | {it.guard} | writes          # a predicated write keeps the old value where off
+    if "%%cc" in _regs(it):
+        reads, writes = reads | {"%%cc"}, writes | {"%%cc"}
+    return reads, writes
+
+
+def _plain_load(it: ast.Instr) -> bool:
+    return it.base in ("ld", "ldu") and not set(it.mods) & _ORDERED
+
+
+def _may_pass(a: ast.Instr, b: ast.Instr) -> bool:
+    """Whether two effectful instructions (a before b) may swap: two plain loads, or a plain load and a
+    plain store to two different named state spaces (they cannot alias)."""
+    if _plain_load(a) and _plain_load(b):
+        return True
+    for ld, st in ((a, b), (b, a)):
+        if _plain_load(ld) and _is_movable_store(st):
+            s = _space(ld)
+            return s is not None and s != _space(st)
+    return False
+
+
+def _order_run(run: list, rank: dict, stores: bool) -> list:
+    """One straight-line run in the order its SASS issues: a list schedule of the run's dependences
+    (registers read and written, memory order) that picks, among the instructions whose inputs are
+    ready, the one ptxas placed first. An instruction with no SASS of its own (folded, or unmapped)
+    goes just before its first consumer; with none, just after the instruction before it."""
+    n = len(run)
+    if n > SASS_ORDER_RUN:
+        return _schedule_run(run, stores)
+    if n < 2:
+        return run
+    rw = [_reads_writes(it) for it in run]
+    succ: list = [[] for _ in range(n)]
+    npred = [0] * n
+    consumers: list = [[] for _ in range(n)]
+
+    def edge(i, j):
+        succ[i].append(j)
+        npred[j] += 1
+
+    last_write: dict = {}
+    readers: dict = {}
+    effects: list = []
+    for j, it in enumerate(run):
+        reads, writes = rw[j]
+        deps = set()
+        for r in reads:
+            if r in last_write:
+                deps.add(last_write[r])
+                consumers[last_write[r]].append(j)
+        for r in writes:
+            if r in last_write:
+                deps.add(last_write[r])
+            deps.update(readers.get(r, ()))
+        for r in reads:
+            readers.setdefault(r, []).append(j)
+        for r in writes:
+            last_write[r] = j
+            readers[r] = []
+        if it.base in _SIDE_EFFECTS:
+            deps.update(i for i in effects if not _may_pass(run[i], it))
+            effects.append(j)
+        deps.discard(j)
+        for i in deps:
+            edge(i, j)
+    key: list = [None] * n
+    for j in range(n - 1, -1, -1):
+        r = rank.get(run[j].line)
+        if r is None and consumers[j]:
+            r = min((key[c] for c in consumers[j] if key[c] is not None), default=None)
+        key[j] = r
+    prev = -1
+    for j in range(n):
+        if key[j] is None:
+            key[j] = prev
+        prev = key[j]
+    ready = [(key[j], j) for j in range(n) if npred[j] == 0]
+    heapq.heapify(ready)
+    out = []
+    while ready:
+        _, i = heapq.heappop(ready)
+        out.append(run[i])
+        for j in succ[i]:
+            npred[j] -= 1
+            if npred[j] == 0:
+                heapq.heappush(ready, (key[j], j))
+    return out
+
+
+def sass_order(body: list, rank: dict, stores: bool = True) -> list:
+    """The function body with each straight-line run in ptxas's order (`rank`: PTX line -> position of
+    its SASS, gpusim/sassmap.py), as far as the run's dependences allow; labels and boundaries stay put.
+    stores: stores of loaded values first move past small if-then blocks, as in `sink_load_consumers`
+    (ptxas predicates such blocks; the run then holds what its SASS block holds)."""
+    out: list = []
+    run: list = []
+    for item in (sink_stores_past_branches(body) if stores else body):
+        if isinstance(item, ast.Instr) and not _is_boundary(item, _regs(item)):
+            run.append(item)
+            continue
+        out.extend(_order_run(run, rank, stores))
+        run = []
+        out.append(item)
+    out.extend(_order_run(run, rank, stores))
     return out
