@@ -248,6 +248,10 @@ def _reads_writes(it: ast.Instr) -> tuple[frozenset, frozenset]:
     return reads, writes
 
 
+def _address_base(it: ast.Instr) -> str | None:
+    return next((op.base for op in it.operands if isinstance(op, ast.Addr)), None)
+
+
 def _plain_load(it: ast.Instr) -> bool:
     return it.base in ("ld", "ldu") and not set(it.mods) & _ORDERED
 
@@ -268,7 +272,8 @@ def _order_run(run: list, rank: dict, stores: bool) -> list:
     """One straight-line run in the order its SASS issues: a list schedule of the run's dependences
     (registers read and written, memory order) that picks, among the instructions whose inputs are
     ready, the one ptxas placed first. An instruction with no SASS of its own (folded, or unmapped)
-    goes just before its first consumer; with none, just after the instruction before it."""
+    goes just before its first consumer; with none, just after the instruction before it; a load with
+    none goes with the nearest earlier load from its base register (ptxas merged them: LDS.128)."""
     n = len(run)
     if n > SASS_ORDER_RUN:
         return _schedule_run(run, stores)
@@ -308,9 +313,18 @@ def _order_run(run: list, rank: dict, stores: bool) -> list:
         deps.discard(j)
         for i in deps:
             edge(i, j)
-    key: list = [None] * n
+    key: list = [rank.get(it.line) for it in run]
+    for j, it in enumerate(run):
+        # a load with no SASS of its own was merged into an earlier one's vector load (LDS.128): it
+        # issues with that load, the nearest earlier one from the same base register
+        if key[j] is None and it.base in ("ld", "ldu"):
+            b = _address_base(it)
+            for i in range(j - 1, -1, -1):
+                if key[i] is not None and run[i].base in ("ld", "ldu") and _address_base(run[i]) == b:
+                    key[j] = key[i]
+                    break
     for j in range(n - 1, -1, -1):
-        r = rank.get(run[j].line)
+        r = key[j]
         if r is None and consumers[j]:
             r = min((key[c] for c in consumers[j] if key[c] is not None), default=None)
         key[j] = r

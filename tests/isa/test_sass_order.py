@@ -162,3 +162,25 @@ st.global.u32 [%rd5], %r3;
     mod["k"]._decoded = decode_kernel(mod.ast, "k", order=rank)
     gpusim.launch(mod["k"], 1, 32, a, got, mode="functional")
     assert (got == want).all()
+
+
+def test_a_load_merged_into_a_vector_load_issues_with_it():
+    """ptxas made LDS.128 of four ld.shared from one base: the three with no SASS of their own issue with
+    the first, not just before their consumers (ho_matmul_tile32's inner loop)."""
+    body = """
+ld.param.u64 %rd2, [out];
+mov.u32 %r9, 0;
+ld.shared.f32 %f1, [%r9];
+fma.rn.f32 %f5, %f1, %f1, %f5;
+ld.shared.f32 %f2, [%r9+4];
+fma.rn.f32 %f5, %f2, %f2, %f5;
+ld.shared.f32 %f3, [%r9+8];
+fma.rn.f32 %f5, %f3, %f3, %f5;
+"""
+    text = (HEAD + ".visible .entry k(.param .u64 a, .param .u64 out)\n{\n" + REGS + " .reg .f32 %f<8>;\n"
+            + body + "\nret;\n}\n")
+    mod = gpusim.load_ptx(text)
+    order = _order(mod, {"ld.shared.f32 %f1": 1, "fma.rn.f32 %f5, %f1": 2, "fma.rn.f32 %f5, %f2": 3,
+                         "fma.rn.f32 %f5, %f3": 4})
+    heads = [t.split(",")[0] for t in order if t.startswith(("ld.shared", "fma"))]
+    assert heads[:3] == ["ld.shared.f32 %f1", "ld.shared.f32 %f2", "ld.shared.f32 %f3"]
