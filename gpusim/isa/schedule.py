@@ -209,16 +209,22 @@ def sink_load_consumers(body: list, stores: bool = True) -> list:
     """The function body with each straight-line run scheduled (labels and boundaries stay put).
     stores: stores of loaded values sink too (below later loads, and past small if-then blocks); ptxas
     does so when it has the registers to hold the loaded values meanwhile."""
+    return _each_run(sink_stores_past_branches(body) if stores else body, lambda run: _schedule_run(run, stores))
+
+
+def _each_run(body: list, schedule) -> list:
+    """The body with each straight-line run (between labels, control flow, barriers and clock reads)
+    replaced by schedule(run)."""
     out: list = []
     run: list = []
-    for item in (sink_stores_past_branches(body) if stores else body):
+    for item in body:
         if isinstance(item, ast.Instr) and not _is_boundary(item, _regs(item)):
             run.append(item)
             continue
-        out.extend(_schedule_run(run, stores))
+        out.extend(schedule(run))
         run = []
         out.append(item)
-    out.extend(_schedule_run(run, stores))
+    out.extend(schedule(run))
     return out
 
 
@@ -351,14 +357,4 @@ def sass_order(body: list, rank: dict, stores: bool = True) -> list:
     its SASS, gpusim/sassmap.py), as far as the run's dependences allow; labels and boundaries stay put.
     stores: stores of loaded values first move past small if-then blocks, as in `sink_load_consumers`
     (ptxas predicates such blocks; the run then holds what its SASS block holds)."""
-    out: list = []
-    run: list = []
-    for item in (sink_stores_past_branches(body) if stores else body):
-        if isinstance(item, ast.Instr) and not _is_boundary(item, _regs(item)):
-            run.append(item)
-            continue
-        out.extend(_order_run(run, rank, stores))
-        run = []
-        out.append(item)
-    out.extend(_order_run(run, rank, stores))
-    return out
+    return _each_run(sink_stores_past_branches(body) if stores else body, lambda run: _order_run(run, rank, stores))
