@@ -102,7 +102,7 @@ def _ensure_compiled(modes) -> None:
     if not todo:
         return
     what = " and ".join(todo)
-    msg = (f"compiling gpusim's {what}-mode core with numba: once per install, about a minute "
+    msg = (f"compiling gpusim's {what}-mode core with numba: once per install, a few minutes "
            f"(cached in {jitcache.install()})")
     if report.err_console.is_terminal:
         with report.err_console.status(msg):

@@ -347,7 +347,7 @@ def _run(k, d, mem, pmem, g, b, spec, mode, shared_mem, max_instructions, regs_p
     mem.build()
     cold = not jitcache.is_warm(mode)
     if cold and not jitcache.QUIET["on"]:
-        print(f"gpusim: compiling the {mode}-mode simulator core with numba: once per install, about a minute "
+        print(f"gpusim: compiling the {mode}-mode simulator core with numba: once per install, a few minutes "
               f"(`gpusim warmup` does it ahead of time)", file=sys.stderr, flush=True)
     t0 = time.perf_counter()
     if mode == "timing":
