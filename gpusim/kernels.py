@@ -46,7 +46,7 @@ class PTXKernel:
     def decoded_sass_order(self, rank: dict, stores_sink: bool = True) -> DecodedKernel:
         """Decoded with each basic block in the order ptxas scheduled its SASS (`rank`: PTX line -> position
         of its SASS, gpusim/sassmap.py; the SASS model), as far as the PTX's dependences allow."""
-        key = (hash(tuple(sorted(rank.items()))), stores_sink)
+        key = (tuple(sorted(rank.items())), stores_sink)
         if key not in self._decoded_sass:
             self._decoded_sass[key] = decode_kernel(self.module.ast, self.name, stores_sink, rank)
         return self._decoded_sass[key]

@@ -231,7 +231,7 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
         # the bytes per lane of the vector shared load ptxas made of the line (0: none; -1: a line with no SASS
         # of its own, a load of it merged into another line's vector load)
         slots = np.rint(per_pc * SLOT).astype(np.int64)
-        slots[:, 3] = per_pc[:, 3]         # 1: warp-aggregated atomic, +2: a RED (returns nothing)
+        slots[:, 3] = per_pc[:, 3] > 0
         slots[:, 6] = np.where(slots[:, 0] == 0, -1, per_pc[:, 6])
         slots[:, 8] = per_pc[:, 8] > 0      # 7: ptxas's stall cycles (x SLOT); 8: the line's SASS yields
     if mode == "timing" and regs_per_thread is None and d.regs_per_thread > spec.sm.max_regs_per_thread:

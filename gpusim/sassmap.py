@@ -84,7 +84,6 @@ class SassMap:
     pipes: dict = field(default_factory=dict)         # PTX line -> (ALU instructions, FMA-pipe cycles) per execution
     spill_lines: dict = field(default_factory=dict)   # PTX line -> (spill loads, spill stores) per execution
     aggregated: list = field(default_factory=list)    # PTX lines whose global atomic ptxas warp-aggregated
-    no_return: list = field(default_factory=list)     # PTX lines whose atomic ptxas made a RED (result unused)
     vector: dict = field(default_factory=dict)        # PTX line -> bytes per lane of its widest LDS (8 or 16)
     stall: dict = field(default_factory=dict)         # PTX line -> ptxas's stall cycles of its SASS per execution
     yields: list = field(default_factory=list)        # PTX lines whose SASS ends in an instruction that yields
@@ -98,7 +97,6 @@ class SassMap:
                 "opcodes": {str(k): v for k, v in self.opcodes.items()},
                 "spill_lines": {str(k): list(v) for k, v in self.spill_lines.items()},
                 "pipes": {str(k): list(v) for k, v in self.pipes.items()}, "aggregated": self.aggregated,
-                "no_return": self.no_return,
                 "vector": {str(k): v for k, v in self.vector.items()},
                 "stall": {str(k): v for k, v in self.stall.items()}, "yields": self.yields,
                 "rank": {str(k): v for k, v in self.rank.items()},
@@ -109,7 +107,7 @@ class SassMap:
         return cls({int(k): v for k, v in d["weight"].items()}, {int(k): v for k, v in d["opcodes"].items()},
                    {int(k): tuple(v) for k, v in d["pipes"].items()},
                    {int(k): tuple(v) for k, v in d["spill_lines"].items()},
-                   d["aggregated"], d.get("no_return", []), {int(k): v for k, v in d.get("vector", {}).items()},
+                   d["aggregated"], {int(k): v for k, v in d.get("vector", {}).items()},
                    {int(k): v for k, v in d.get("stall", {}).items()}, d.get("yields", []),
                    {int(k): v for k, v in d.get("rank", {}).items()}, d["total"], d["unmapped"], d["tools"])
 
@@ -332,8 +330,6 @@ def build(blocks: list, text: str, in_loop: list | None = None) -> SassMap:
     # warp's count (POPC) in one ATOMG and hands each lane its value (SHFL)
     m.aggregated = sorted(ln for ln, c in opcodes.items()
                           if ("ATOMG" in c or "ATOM" in c) and ("VOTEU" in c or "VOTE" in c))
-    m.no_return = sorted(ln for ln, c in opcodes.items()
-                         if ("RED" in c or "REDG" in c) and "ATOM" not in c and "ATOMG" not in c)
     return m
 
 
@@ -403,8 +399,7 @@ def _fill_lines(lines: list) -> list:
 
 def pc_weights(m: SassMap, lines) -> np.ndarray:
     """Per pc of a decoded program (`lines[pc]`: its PTX line): the SASS instructions it issues per
-    execution, its ALU-pipe instructions, its FMA-pipe cycles, 1 for a warp-aggregated atomic (+2 for an
-    atomic ptxas made a RED: it returns nothing), and the
+    execution, its ALU-pipe instructions, its FMA-pipe cycles, 1 for a warp-aggregated atomic, and the
     spill loads and stores ptxas put on its line, the bytes per lane of its widest vector shared load,
     ptxas's stall cycles for its SASS, and 1 where its last SASS instruction yields (an array of shape
     (n, 9)). A line gpusim decodes into several pcs shares its weights and stall cycles among them (its
@@ -412,7 +407,7 @@ def pc_weights(m: SassMap, lines) -> np.ndarray:
     SASS came from it) weighs 0."""
     lines = np.asarray(lines, np.int64)
     per_line = Counter(int(x) for x in lines)
-    agg, red = set(m.aggregated), set(m.no_return)
+    agg = set(m.aggregated)
     first, last = {}, {}
     for pc, ln in enumerate(lines):
         first.setdefault(int(ln), pc)
@@ -422,7 +417,7 @@ def pc_weights(m: SassMap, lines) -> np.ndarray:
     return np.array([(m.weight.get(int(ln), 0.0) / per_line[int(ln)],
                       m.pipes.get(int(ln), (0.0, 0.0))[0] / per_line[int(ln)],
                       m.pipes.get(int(ln), (0.0, 0.0))[1] / per_line[int(ln)],
-                      (1.0 if int(ln) in agg else 0.0) + (2.0 if int(ln) in red else 0.0),
+                      1.0 if int(ln) in agg else 0.0,
                       *(m.spill_lines.get(int(ln), nospill) if first[int(ln)] == pc else nospill),
                       m.vector.get(int(ln), 0) if first[int(ln)] == pc else 0,
                       m.stall.get(int(ln), 0.0) / per_line[int(ln)],

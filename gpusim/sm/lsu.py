@@ -40,8 +40,6 @@ class LSUSpec:
                                        "Measured: 32 lines in 32 banks take 9.0 cycles (probe lg_queue), 32 "
                                        "lines in one bank 33 (probe lsu_lines)", (1, 32))
     queue: int = param(64, "cycles", "LSU work warps may queue ahead before they stall on lg_throttle", (0, MAX_CYCLES))
-    store_queue: int = param(64, "cycles", "the same for an instruction that returns nothing (st, red): the warp "
-                                           "goes on and waits for it only at its exit (drain)", (0, MAX_CYCLES))
     atomic_same_address_cycles: int = param(16, "cycles", "serialisation per extra lane on one address in a warp "
                                                           "(fitted: atomics)", (0, 10_000))
     atomic_line_cycles: int = param(3, "cycles", "LSU cycles per 128-B line past the first that a global atomic "
@@ -70,7 +68,7 @@ class LSUSpec:
 LSU = namedtuple("LSU", "issue_interval tag_lines queue atomic_same_address free_at drain_at last_drain counters "
                        "pc_sectors pc_requests addrs sectors groups store_line aggregated atomic_line "
                        "float_atomic spill spill_bytes spill_debt spill_next spill_addr wc_lines wc_n wc_time "
-                       "combine_lines combine_window partial store_queue")
+                       "combine_lines combine_window partial")
 # spill: per pc, the spill loads and stores (LDL/STL ptxas added) per execution (x SLOT, the SASS model);
 # spill_bytes: each thread's spill area, after its PTX local frame; spill_debt: per warp, the fractions
 # not yet issued; spill_next: per warp, the next 4-byte slot of the area; spill_addr: the lanes' offsets
@@ -97,9 +95,8 @@ def float_atomics(d) -> np.ndarray:
 
 def make_state(spec: LSUSpec, n_sm: int, n_warps: int, n_pcs: int, aggregated=None, float_atomic=None,
                spill=None, spill_bytes: int = 0) -> LSU:
-    """aggregated: per pc, bit 1 where ptxas made a global atomic warp-aggregated (the SASS model: one lane
-    performs the warp's update, VOTEU/POPC/SHFL spread the result; gpusim/sassmap.py), bit 2 where it made
-    an atomic a RED (its result unused: the warp need not wait for it, `store_queue`). float_atomic: per
+    """aggregated: per pc, 1 where ptxas made a global atomic warp-aggregated (the SASS model: one lane
+    performs the warp's update, VOTEU/POPC/SHFL spread the result; gpusim/sassmap.py). float_atomic: per
     pc, 1 for a floating-point atomic (`float_atomics`). spill: per pc, (spill loads, spill stores) per
     execution x SLOT, and spill_bytes the area per thread they use (ptxas's spill stores; the SASS model)."""
     return LSU(np.int64(spec.issue_interval), np.int64(spec.tag_lines), np.int64(spec.queue),
@@ -117,8 +114,7 @@ def make_state(spec: LSUSpec, n_sm: int, n_warps: int, n_pcs: int, aggregated=No
                np.zeros((n_warps, 2), np.int64), np.zeros(n_warps, np.int64), np.zeros(32, np.int64),
                np.full((n_warps, max(1, spec.combine_lines)), -1, np.int64), np.zeros(n_warps, np.int64),
                np.zeros(n_warps, np.int64),
-               np.int64(spec.combine_lines), np.int64(spec.combine_window), np.zeros(512, np.int64),
-               np.int64(spec.store_queue))
+               np.int64(spec.combine_lines), np.int64(spec.combine_window), np.zeros(512, np.int64))
 
 
 def counters(lsu: LSU) -> dict:
@@ -314,7 +310,7 @@ def global_atomic(lsu, l1, l2, noc, dram, tr_addr, mask, size, sm, pc, now, w):
     an L2 operation."""
     lsu.counters[ATOM_REQUESTS] += 1
     lsu.pc_requests[pc] += 1
-    worst = 1 if lsu.aggregated[pc] & 1 else same_address_ways(tr_addr, mask)
+    worst = 1 if lsu.aggregated[pc] != 0 else same_address_ways(tr_addr, mask)
     start = max(now, lsu.free_at[sm])
     ns = coalesce(tr_addr, mask, size, lsu.sectors)
     lines = count_lines(lsu.sectors, ns)

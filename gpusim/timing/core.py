@@ -68,7 +68,6 @@ Units = namedtuple("Units", "sched scoreboard pipes fetch lsu smem l1 noc l2 dra
 ISSUED, DIVERGENT_DELAYS = range(2)      # core counters
 OP_MEMBAR, OP_EXIT, OP_RET, OP_BRA = oc.OP["membar"], oc.OP["exit"], oc.OP["ret"], oc.OP["bra"]
 OP_CP, OP_LDMATRIX = oc.OP["cp"], oc.OP["ldmatrix"]
-OP_ST, OP_RED = oc.OP["st"], oc.OP["red"]
 CB_S2G, CB_TS2G = oc.CPBULK["s2g"], oc.CPBULK["tensor_s2g"]
 A_IDLE, A_CTA_DONE, A_FAULT = 0, 1, 2
 DIVERGENT = oc.CNT_DIVERGENT
@@ -101,10 +100,7 @@ def earliest(P, M, U, w, sm, sp, now):
             # the MIO queue has an entry free once the oldest access in it has begun
             free, held = U.smem.ring[sm, U.smem.head[sm]], MIO_THROTTLE
         else:
-            op = P.ins[pc, oc.F_OP]
-            # a store, or an atomic that returns nothing (red; the SASS model also knows ptxas's REDs)
-            q = U.lsu.store_queue if op == OP_ST or op == OP_RED or U.lsu.aggregated[pc] & 2 else U.lsu.queue
-            free, held = U.lsu.free_at[sm] - q, LG_THROTTLE
+            free, held = U.lsu.free_at[sm] - U.lsu.queue, LG_THROTTLE
     else:
         free, held = accepts_at(U.pipes, sp, cls, pc), MATH_PIPE_THROTTLE
     if free > t:
