@@ -46,6 +46,7 @@ def small_cases() -> list:
         chase._make("chase_dram", "", chase.chase_global, 1 << 20, 64 << 10, 0, 16),
         chase._make("chase_shared", "", chase.chase_shared, chase.SHARED_WORDS * 4, 4, 0, 64),
         compute._make_lat(), compute._make_tp(grid=2, block=32, iters=4), compute._empty_case(),
+        *compute.int_cases(grid=2, block=32, iters=2),
         bandwidth._load_case(grid=2, block=32, per_thread=4),
         bandwidth._copy_case(grid=2, block=32, per_thread=4),
     ]

@@ -5,8 +5,11 @@ Called after the functional executor ran a memory instruction (its lane addresse
 executor's tr_addr, its shape in tr_info). Returns the cycle the destination registers become ready and updates the
 LSU/MIO pipes. The LSU takes one request per `issue_interval` cycles per 128-byte line it touches; a
 global load of several lines instead costs the larger of its tag lookups (`tag_lines` lines a cycle)
-and its data wavefronts in the L1's 32 banks. Warps may queue `queue` cycles of LSU work before they
-stall on lg_throttle.
+and its data wavefronts in the L1's 32 banks. The SM's LSU queue holds `queue_instructions` global and
+local instructions, each until the LSU begins it: a warp whose instruction finds it full stalls on
+lg_throttle, however long the queued ones keep the LSU busy. A store keeps the LSU until its L2 slice
+has taken it; an atomic does not (its slice queues it). With `queue_instructions` = 0 the queue holds
+`queue` cycles of LSU work instead (the model before 2026-11-27).
 """
 from __future__ import annotations
 
@@ -39,7 +42,12 @@ class LSUSpec:
                                        "wavefronts (the most words one of the 32 4-byte banks delivers). "
                                        "Measured: 32 lines in 32 banks take 9.0 cycles (probe lg_queue), 32 "
                                        "lines in one bank 33 (probe lsu_lines)", (1, 32))
-    queue: int = param(64, "cycles", "LSU work warps may queue ahead before they stall on lg_throttle", (0, MAX_CYCLES))
+    queue: int = param(64, "cycles", "LSU work warps may queue ahead before they stall on lg_throttle "
+                                     "(when `queue_instructions` is 0)", (0, MAX_CYCLES))
+    queue_instructions: int = param(128, "instructions", "0: the queue holds `queue` cycles of work; else it holds "
+                                                       "this many global/local instructions per SM, each until "
+                                                       "the LSU begins it, and a store holds the LSU until the L2 "
+                                                       "slice has taken it", (0, 4096))
     atomic_same_address_cycles: int = param(16, "cycles", "serialisation per extra lane on one address in a warp "
                                                           "(fitted: atomics)", (0, 10_000))
     atomic_line_cycles: int = param(3, "cycles", "LSU cycles per 128-B line past the first that a global atomic "
@@ -68,7 +76,7 @@ class LSUSpec:
 LSU = namedtuple("LSU", "issue_interval tag_lines queue atomic_same_address free_at drain_at last_drain counters "
                        "pc_sectors pc_requests addrs sectors groups store_line aggregated atomic_line "
                        "float_atomic spill spill_bytes spill_debt spill_next spill_addr wc_lines wc_n wc_time "
-                       "combine_lines combine_window partial")
+                       "combine_lines combine_window partial qring qhead")
 # spill: per pc, the spill loads and stores (LDL/STL ptxas added) per execution (x SLOT, the SASS model);
 # spill_bytes: each thread's spill area, after its PTX local frame; spill_debt: per warp, the fractions
 # not yet issued; spill_next: per warp, the next 4-byte slot of the area; spill_addr: the lanes' offsets
@@ -114,7 +122,8 @@ def make_state(spec: LSUSpec, n_sm: int, n_warps: int, n_pcs: int, aggregated=No
                np.zeros((n_warps, 2), np.int64), np.zeros(n_warps, np.int64), np.zeros(32, np.int64),
                np.full((n_warps, max(1, spec.combine_lines)), -1, np.int64), np.zeros(n_warps, np.int64),
                np.zeros(n_warps, np.int64),
-               np.int64(spec.combine_lines), np.int64(spec.combine_window), np.zeros(512, np.int64))
+               np.int64(spec.combine_lines), np.int64(spec.combine_window), np.zeros(512, np.int64),
+               np.zeros((n_sm, max(1, spec.queue_instructions)), np.int64), np.zeros(n_sm, np.int64))
 
 
 def counters(lsu: LSU) -> dict:
@@ -189,6 +198,8 @@ def global_access(lsu, l1, l2, noc, dram, tr_addr, mask, size, local_bytes, sm, 
         if t > done:
             done = t
     lsu.free_at[sm] = go_on + busy
+    if is_store and lsu.qring.shape[1] > 1:     # a queue of instructions: a store holds the LSU until taken
+        lsu.free_at[sm] = max(lsu.free_at[sm], sent - l1.latency)
     if is_store:          # an exiting warp waits until its stores have left the SM
         lsu.drain_at[w] = max(lsu.drain_at[w], sent)
     return done
@@ -339,6 +350,10 @@ def memory_timing(lsu, smem, l1, l2, noc, dram, tr_addr, tr_info, local_bytes, s
                 return now + smem.latency, KIND_SHORT
             size = max(size, smem.vector[pc])       # the next lines' loads merged into this one
         return smem_access(smem, tr_addr, mask, size, kind, sm, pc, now, tr_info[TI_ATOM] == 2), KIND_SHORT
+    if lsu.qring.shape[1] > 1 and (sp == oc.SP_GLOBAL or sp == oc.SP_LOCAL):
+        h = lsu.qhead[sm]       # a queue of instructions: this one holds its entry until the LSU begins it
+        lsu.qring[sm, h] = max(now, lsu.free_at[sm])
+        lsu.qhead[sm] = (h + 1) % lsu.qring.shape[1]
     if sp == oc.SP_GLOBAL and tr_info[TI_ATOM] != 0:
         return global_atomic(lsu, l1, l2, noc, dram, tr_addr, mask, size, sm, pc, now, w), KIND_LONG
     if sp == oc.SP_GLOBAL or sp == oc.SP_LOCAL:

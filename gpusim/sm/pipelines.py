@@ -294,16 +294,17 @@ def occupy(p, sp, cls, pc, now):
         p.counters[3 + f] += 1
         return p.tensor_lat[pc]
     w = p.slots[pc]
-    if w == SLOT:
-        _busy(p, sp, pipe_of(cls), now, now + p.interval[cls], SLOT)
-        return p.latency[cls]
     if w == 0:                  # folded by ptxas into other instructions: no pipe, no latency of its own
         return 0
-    if sass_pipes(p, cls, pc):  # its SASS on the ALU pipe (every ii_int cycles) and the FMA pipe
+    if sass_pipes(p, cls, pc):  # its SASS on the ALU pipe (every ii_int cycles) and the FMA pipe (the pipes
+        # `accepts_at` waits for: an IMAD on the FMA pipe, an FSETP on the ALU, whatever the PTX class)
         if p.alu[pc] > 0:
             _busy(p, sp, oc.C_INT, now, now + (p.interval[oc.C_INT] * p.alu[pc] + SLOT - 1) // SLOT, p.alu[pc])
         if p.fma[pc] > 0:
             _busy(p, sp, oc.C_FP32, now, now + (p.interval[oc.C_FP32] * p.fma[pc] + SLOT - 1) // SLOT, p.fma[pc])
+        return p.latency[cls]
+    if w == SLOT:
+        _busy(p, sp, pipe_of(cls), now, now + p.interval[cls], SLOT)
         return p.latency[cls]
     # expanded by ptxas into several SASS instructions: the pipe takes each. The result latency stays the
     # class's: the extra SASS is mostly independent of the result (address and sign-extension work), and

@@ -7,7 +7,7 @@ import numpy as np
 import gpusim
 from gpusim.isa import opcodes as oc
 from gpusim.presets import H100
-from gpusim.sm.pipelines import PipelineSpec, busy_cycles, occupy
+from gpusim.sm.pipelines import PipelineSpec, accepts_at, busy_cycles, occupy
 from gpusim.sm.pipelines import make_state as make_pipes
 from gpusim.sm.scheduler import SchedulerSpec, account
 from gpusim.sm.scheduler import make_state as make_scheduler
@@ -38,6 +38,21 @@ def test_the_cycles_a_warp_issues_the_rest_of_its_sass_on_the_pipe_are_not_busy_
     assert p.free_at[0, INT] == 16
     assert busy_cycles(p, 0, INT, 0, 10, 16) == 3
 
+
+
+def test_a_line_of_one_sass_instruction_occupies_the_pipe_its_sass_runs_on_not_its_ptx_class():
+    # mad.lo.s32 (INT class) that ptxas made one IMAD (FMA pipe, 2 cycles); setp.f32 (FP32 class) one
+    # FSETP (ALU pipe); add.s32 one IADD3 (ALU pipe)
+    p = make_pipes(PipelineSpec(ii_int=2, ii_fp32=1), 1, 30, 30,
+                   slots=np.array([[16, 0, 32], [16, 16, 0], [16, 16, 0]]))
+    FP32 = oc.C_FP32
+    occupy(p, 0, INT, 0, 10)
+    assert p.free_at[0, FP32] == 12 and p.free_at[0, INT] == 0
+    assert accepts_at(p, 0, INT, 0) == 12          # the next IMAD waits for the FMA pipe
+    assert accepts_at(p, 0, INT, 2) == 0           # an IADD3 does not
+    occupy(p, 0, FP32, 1, 12)
+    assert p.free_at[0, INT] == 14 and p.free_at[0, FP32] == 12
+    assert accepts_at(p, 0, INT, 2) == 14
 
 def test_waiting_behind_more_busy_stretches_than_remembered_counts_all_of_it_as_busy():
     p = _pipes()

@@ -1,4 +1,5 @@
-"""FP32 FMA latency (one warp, one dependent chain) and issue throughput (many warps, 8 chains).
+"""FP32 FMA latency (one warp, one dependent chain) and issue throughput (many warps, 8 chains); integer
+issue throughput on the ALU pipe and the FMA pipe's heavy half.
 
 All values are exact in float32 (b = 1, c a multiple of 1/4, results far below 2**24), so the check
 is bit-exact whatever the order or fusion of operations.
@@ -10,11 +11,15 @@ is bit-exact whatever the order or fusion of operations.
   runs 8 independent chains, 32 FMAs per loop iteration x 128 (4096 FMAs). Issue-bound: at most one
   warp-FMA per SMSP per cycle (FP32 pipes of 2 x 16 lanes per SMSP).
 - launch_empty: one block of 32 threads that writes one word: the fixed cost of a launch.
+- int_alu_throughput / int_imad_throughput (recorded 2026-11-27): 528 x 256 threads, 8 independent
+  uint32 chains per thread, 2048 steps each: (a ^ b) + c (a LOP3, and an add ptxas makes IMAD.IADD
+  nearly always) or a * b + c (IMAD). ncu: the ALU pipe 95.9% busy at one instruction per 2 cycles per
+  SMSP, and the FMA pipe's heavy half 94% busy with IMADs at one per 2 cycles (fmalite takes none).
 """
 from __future__ import annotations
 
 import numpy as np
-from numba import cuda
+from numba import cuda, uint32
 
 from validation.cases._case import make_case, poison
 from validation.cases._intrinsics import clock64
@@ -143,6 +148,73 @@ def _make_tp(grid=TP_GRID, block=TP_BLOCK, iters=TP_ITERS, name="fma_throughput"
                      ("b_in", "c_in", "iters", "out"), ("out",), derive=derive)
 
 
+# Integer issue throughput: 8 independent uint32 chains per thread, 4 steps each per iteration. The
+# xor-add step is a LOP3 and an IADD3 (the ALU pipe: 16 lanes per sub-partition), the multiply-add an
+# IMAD (the FMA pipe's heavy half). b and c come from memory so ptxas cannot fold them.
+def int_alu_throughput(b_in, c_in, iters, out):
+    t = cuda.grid(1)
+    b = b_in[0]
+    c = c_in[0]
+    a0, a1, a2, a3 = uint32(t), uint32(t + 1), uint32(t + 2), uint32(t + 3)
+    a4, a5, a6, a7 = uint32(t + 4), uint32(t + 5), uint32(t + 6), uint32(t + 7)
+    for _ in range(iters):
+        for _r in range(4):
+            a0 = uint32((a0 ^ b) + c)
+            a1 = uint32((a1 ^ b) + c)
+            a2 = uint32((a2 ^ b) + c)
+            a3 = uint32((a3 ^ b) + c)
+            a4 = uint32((a4 ^ b) + c)
+            a5 = uint32((a5 ^ b) + c)
+            a6 = uint32((a6 ^ b) + c)
+            a7 = uint32((a7 ^ b) + c)
+    out[t] = uint32(((a0 ^ a1) ^ (a2 ^ a3)) ^ ((a4 ^ a5) ^ (a6 ^ a7)))
+
+
+def int_imad_throughput(b_in, c_in, iters, out):
+    t = cuda.grid(1)
+    b = b_in[0]
+    c = c_in[0]
+    a0, a1, a2, a3 = uint32(t), uint32(t + 1), uint32(t + 2), uint32(t + 3)
+    a4, a5, a6, a7 = uint32(t + 4), uint32(t + 5), uint32(t + 6), uint32(t + 7)
+    for _ in range(iters):
+        for _r in range(4):
+            a0 = uint32(a0 * b + c)
+            a1 = uint32(a1 * b + c)
+            a2 = uint32(a2 * b + c)
+            a3 = uint32(a3 * b + c)
+            a4 = uint32(a4 * b + c)
+            a5 = uint32(a5 * b + c)
+            a6 = uint32(a6 * b + c)
+            a7 = uint32(a7 * b + c)
+    out[t] = uint32(((a0 ^ a1) ^ (a2 ^ a3)) ^ ((a4 ^ a5) ^ (a6 ^ a7)))
+
+
+def _make_int_tp(name, kernel, np_step, what, grid=TP_GRID, block=TP_BLOCK, iters=TP_ITERS // 2):
+    n = grid * block
+
+    def inputs(seed=0):
+        return {"b_in": np.full(1, 0x9E3779B9, np.uint32), "c_in": np.full(1, 0x7F4A7C15, np.uint32),
+                "iters": np.int64(iters), "out": poison(n, np.uint32)}
+
+    def reference(inp):
+        b, c = np.uint32(inp["b_in"][0]), np.uint32(inp["c_in"][0])
+        t = np.arange(n, dtype=np.uint32)
+        acc = np.zeros(n, np.uint32)
+        for k in range(8):
+            a = (t + np.uint32(k)).astype(np.uint32)
+            for _ in range(4 * int(inp["iters"])):
+                a = np_step(a, b, c)
+            acc ^= a
+        return {"out": acc}
+
+    def derive(out, inp):
+        return {"steps_total": n * 32 * int(inp["iters"])}
+
+    return make_case(name, f"{grid}x{block} threads x 8 independent uint32 chains x {4 * iters} {what}: "
+                     "integer issue throughput", "compute", kernel, grid, block, inputs, reference,
+                     ("b_in", "c_in", "iters", "out"), ("out",), derive=derive)
+
+
 def _make_lat():
     return make_case("fma_latency", "one warp, 4096 dependent FP32 FMAs: FMA dependent-issue latency",
                      "compute", fma_latency, 1, 32, _lat_inputs, _lat_ref,
@@ -161,4 +233,11 @@ def _empty_case():
                      lambda inp: {"out": np.ones(1, np.int32)}, ("out",), ("out",))
 
 
-CASES = [_make_lat(), _make_tp(), _empty_case()]
+def int_cases(grid=TP_GRID, block=TP_BLOCK, iters=TP_ITERS // 2) -> list:
+    return [_make_int_tp("int_alu_throughput", int_alu_throughput, lambda a, b, c: (a ^ b) + c,
+                         "xor-add steps (LOP3 + IADD3)", grid, block, iters),
+            _make_int_tp("int_imad_throughput", int_imad_throughput, lambda a, b, c: a * b + c,
+                         "multiply-add steps (IMAD)", grid, block, iters)]
+
+
+CASES = [_make_lat(), _make_tp(), _empty_case()] + int_cases()
