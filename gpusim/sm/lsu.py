@@ -8,8 +8,8 @@ global load of several lines instead costs the larger of its tag lookups (`tag_l
 and its data wavefronts in the L1's 32 banks. The SM's LSU queue holds `queue_instructions` global and
 local instructions, each until the LSU begins it: a warp whose instruction finds it full stalls on
 lg_throttle, however long the queued ones keep the LSU busy. A store keeps the LSU until its L2 slice
-has taken it; an atomic does not (its slice queues it). With `queue_instructions` = 0 the queue holds
-`queue` cycles of LSU work instead (the model before 2026-11-27).
+has taken it; an atomic does not (its slice queues it). (Until 2026-11-27 the queue held `queue` = 64
+cycles of LSU work; validation/DEVIATIONS.md, twelfth pass.)
 """
 from __future__ import annotations
 
@@ -42,12 +42,9 @@ class LSUSpec:
                                        "wavefronts (the most words one of the 32 4-byte banks delivers). "
                                        "Measured: 32 lines in 32 banks take 9.0 cycles (probe lg_queue), 32 "
                                        "lines in one bank 33 (probe lsu_lines)", (1, 32))
-    queue: int = param(64, "cycles", "LSU work warps may queue ahead before they stall on lg_throttle "
-                                     "(when `queue_instructions` is 0)", (0, MAX_CYCLES))
-    queue_instructions: int = param(128, "instructions", "0: the queue holds `queue` cycles of work; else it holds "
-                                                       "this many global/local instructions per SM, each until "
-                                                       "the LSU begins it, and a store holds the LSU until the L2 "
-                                                       "slice has taken it", (0, 4096))
+    queue_instructions: int = param(128, "instructions", "global/local instructions per SM that may wait for the "
+                                                       "LSU to begin them before a warp stalls on lg_throttle",
+                                    (1, 4096))
     atomic_same_address_cycles: int = param(16, "cycles", "serialisation per extra lane on one address in a warp "
                                                           "(fitted: atomics)", (0, 10_000))
     atomic_line_cycles: int = param(3, "cycles", "LSU cycles per 128-B line past the first that a global atomic "
@@ -73,7 +70,7 @@ class LSUSpec:
             raise ConfigError(f"bad value for '{prefix}issue_interval': must be at least 1")
 
 
-LSU = namedtuple("LSU", "issue_interval tag_lines queue atomic_same_address free_at drain_at last_drain counters "
+LSU = namedtuple("LSU", "issue_interval tag_lines atomic_same_address free_at drain_at last_drain counters "
                        "pc_sectors pc_requests addrs sectors groups store_line aggregated atomic_line "
                        "float_atomic spill spill_bytes spill_debt spill_next spill_addr wc_lines wc_n wc_time "
                        "combine_lines combine_window partial qring qhead")
@@ -107,7 +104,7 @@ def make_state(spec: LSUSpec, n_sm: int, n_warps: int, n_pcs: int, aggregated=No
     performs the warp's update, VOTEU/POPC/SHFL spread the result; gpusim/sassmap.py). float_atomic: per
     pc, 1 for a floating-point atomic (`float_atomics`). spill: per pc, (spill loads, spill stores) per
     execution x SLOT, and spill_bytes the area per thread they use (ptxas's spill stores; the SASS model)."""
-    return LSU(np.int64(spec.issue_interval), np.int64(spec.tag_lines), np.int64(spec.queue),
+    return LSU(np.int64(spec.issue_interval), np.int64(spec.tag_lines),
                np.int64(spec.atomic_same_address_cycles),
                np.zeros(n_sm, np.int64), np.zeros(n_warps, np.int64), np.zeros(1, np.int64), np.zeros(6, np.int64),
                np.zeros(n_pcs, np.int64), np.zeros(n_pcs, np.int64), np.zeros(32, np.int64), np.zeros(512, np.int64),
@@ -123,7 +120,7 @@ def make_state(spec: LSUSpec, n_sm: int, n_warps: int, n_pcs: int, aggregated=No
                np.full((n_warps, max(1, spec.combine_lines)), -1, np.int64), np.zeros(n_warps, np.int64),
                np.zeros(n_warps, np.int64),
                np.int64(spec.combine_lines), np.int64(spec.combine_window), np.zeros(512, np.int64),
-               np.zeros((n_sm, max(1, spec.queue_instructions)), np.int64), np.zeros(n_sm, np.int64))
+               np.zeros((n_sm, spec.queue_instructions), np.int64), np.zeros(n_sm, np.int64))
 
 
 def counters(lsu: LSU) -> dict:
@@ -198,9 +195,8 @@ def global_access(lsu, l1, l2, noc, dram, tr_addr, mask, size, local_bytes, sm, 
         if t > done:
             done = t
     lsu.free_at[sm] = go_on + busy
-    if is_store and lsu.qring.shape[1] > 1:     # a queue of instructions: a store holds the LSU until taken
+    if is_store:          # the LSU is held until the slice has taken it; an exiting warp waits until then
         lsu.free_at[sm] = max(lsu.free_at[sm], sent - l1.latency)
-    if is_store:          # an exiting warp waits until its stores have left the SM
         lsu.drain_at[w] = max(lsu.drain_at[w], sent)
     return done
 
@@ -350,8 +346,8 @@ def memory_timing(lsu, smem, l1, l2, noc, dram, tr_addr, tr_info, local_bytes, s
                 return now + smem.latency, KIND_SHORT
             size = max(size, smem.vector[pc])       # the next lines' loads merged into this one
         return smem_access(smem, tr_addr, mask, size, kind, sm, pc, now, tr_info[TI_ATOM] == 2), KIND_SHORT
-    if lsu.qring.shape[1] > 1 and (sp == oc.SP_GLOBAL or sp == oc.SP_LOCAL):
-        h = lsu.qhead[sm]       # a queue of instructions: this one holds its entry until the LSU begins it
+    if sp == oc.SP_GLOBAL or sp == oc.SP_LOCAL:
+        h = lsu.qhead[sm]       # the LSU queue: this one holds its entry until the LSU begins it
         lsu.qring[sm, h] = max(now, lsu.free_at[sm])
         lsu.qhead[sm] = (h + 1) % lsu.qring.shape[1]
     if sp == oc.SP_GLOBAL and tr_info[TI_ATOM] != 0:

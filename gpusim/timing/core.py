@@ -100,9 +100,8 @@ def earliest(P, M, U, w, sm, sp, now):
             # the MIO queue has an entry free once the oldest access in it has begun
             free, held = U.smem.ring[sm, U.smem.head[sm]], MIO_THROTTLE
         else:
-            free, held = U.lsu.free_at[sm] - U.lsu.queue, LG_THROTTLE
-            if U.lsu.qring.shape[1] > 1:     # a queue of instructions: room once the oldest has begun
-                free = U.lsu.qring[sm, U.lsu.qhead[sm]]
+            # the LSU queue has an entry free once the oldest instruction in it has begun
+            free, held = U.lsu.qring[sm, U.lsu.qhead[sm]], LG_THROTTLE
     else:
         free, held = accepts_at(U.pipes, sp, cls, pc), MATH_PIPE_THROTTLE
     if free > t:

@@ -39,7 +39,6 @@ def test_the_cycles_a_warp_issues_the_rest_of_its_sass_on_the_pipe_are_not_busy_
     assert busy_cycles(p, 0, INT, 0, 10, 16) == 3
 
 
-
 def test_a_line_of_one_sass_instruction_occupies_the_pipe_its_sass_runs_on_not_its_ptx_class():
     # mad.lo.s32 (INT class) that ptxas made one IMAD (FMA pipe, 2 cycles); setp.f32 (FP32 class) one
     # FSETP (ALU pipe); add.s32 one IADD3 (ALU pipe)
@@ -53,6 +52,7 @@ def test_a_line_of_one_sass_instruction_occupies_the_pipe_its_sass_runs_on_not_i
     occupy(p, 0, FP32, 1, 12)
     assert p.free_at[0, INT] == 14 and p.free_at[0, FP32] == 12
     assert accepts_at(p, 0, INT, 2) == 14
+
 
 def test_waiting_behind_more_busy_stretches_than_remembered_counts_all_of_it_as_busy():
     p = _pipes()
