@@ -241,6 +241,10 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     cases = all_cases()
     names = [n for n in args.cases.split(",") if n] or list(cases)
+    others = [n for n in names if cases[n].RECORDER != "validation/record.py"]
+    if others:
+        print(f"[record] skipped {len(others)} cases recorded by their own script ({cases[others[0]].RECORDER})")
+        names = [n for n in names if n not in others]
     if args.ncu_target:
         ncu_target(names, args.order_file)
         return 0

@@ -55,8 +55,8 @@ def simulate(case, spec, model: str = "ptx") -> tuple[dict, dict, float]:
     inp = case.inputs(0)
     results = []
 
-    def launch(kernel, grid, block, *args):
-        r = gpusim.launch(kernel, grid, block, *args, gpu=spec, mode="timing", fma=True, model=model)
+    def launch(kernel, grid, block, *args, **opts):
+        r = gpusim.launch(kernel, grid, block, *args, gpu=spec, mode="timing", fma=True, model=model, **opts)
         results.append(r)
         return r
 

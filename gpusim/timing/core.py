@@ -38,6 +38,7 @@ from gpusim.sm.stalls import (
     MEMBAR,
     MIO_THROTTLE,
     NO_INSTRUCTION,
+    SELECTED,
     WAIT,
 )
 from gpusim.sm.state import (
@@ -227,6 +228,10 @@ def issue(P, M, U, counters, w, pc, now):
         k = (U.pipes.slots[pc] + SLOT - 1) // SLOT     # its own SASS instructions issue one after another
         if s.ready_at[w] < now + k:
             s.ready_at[w] = now + k
+        if k > 1:       # the warp issues in those cycles: ncu samples it as selected, not stalled
+            s.accounted_until[w] = now + k
+            s.stall[SELECTED] += k - 1
+            s.pc_stall[pc, SELECTED] += k - 1
     elif extra < 0 and s.next_event[sp] == now + 1:
         s.next_event[sp] = now
     if s.wait_cycles[pc] > 0:       # the SASS model: ptxas's stall cycles on the line's SASS

@@ -3,8 +3,10 @@ it in turn, and a warp waiting for its math pipe is on math_pipe_throttle only w
 in the cycles the pipe takes another warp's instruction it is not_selected."""
 
 import numpy as np
+import pytest
 
 import gpusim
+from gpusim import sassmap
 from gpusim.isa import opcodes as oc
 from gpusim.presets import H100
 from gpusim.sm.pipelines import PipelineSpec, accepts_at, busy_cycles, occupy
@@ -136,3 +138,39 @@ def test_an_atom_whose_old_value_is_never_read_holds_no_register_like_the_red_pt
     _, used = register_lists(_atom_ptx(True))
     assert (unused[1] < 0).all()            # pc 1: the atom; nothing to wait for
     assert (used[1] >= 0).sum() == 1        # its old value is read: the warp waits for it
+
+
+_MUL64_PTX = """.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+.reg .b64 %rd<16>;
+ld.param.u64 %rd1, [out];
+mov.u64 %rd2, %clock64;
+mul.lo.s64 %rd3, %rd2, %rd2;
+mul.lo.s64 %rd4, %rd2, 77;
+mul.lo.s64 %rd5, %rd2, %rd4;
+mul.lo.s64 %rd6, %rd3, %rd5;
+add.s64 %rd7, %rd6, %rd3;
+st.global.u64 [%rd1], %rd7;
+ret;
+}
+"""
+
+
+@pytest.mark.skipif(sassmap.ptxas.find() is None or sassmap.find_nvdisasm() is None,
+                    reason="the SASS model needs ptxas and nvdisasm (the sass extra)")
+def test_the_cycles_a_warp_issues_the_rest_of_a_lines_sass_are_selected_not_wait():
+    """ptxas makes each 64-bit multiply several IMADs; the warp issues them in consecutive cycles, which ncu
+    samples as selected (one per SASS instruction), not as a stall."""
+    k = gpusim.load_ptx(_MUL64_PTX)["k"]
+    out = np.zeros(1, np.uint64)
+    m = {}
+    for model in ("ptx", "sass"):
+        m[model] = gpusim.launch(k, 1, 32, out, gpu=H100, mode="timing", model=model).metrics
+    sel = m["sass"]["smsp__average_warp_latency_issue_stalled_selected.ratio"]
+    sass_issued, ptx_issued = m["sass"]["smsp__inst_executed.sum"], m["sass"]["gpusim__ptx_inst_executed.sum"]
+    assert sass_issued > ptx_issued + 5
+    assert sass_issued <= sel <= sass_issued + 2      # + the lines ptxas folded away (no SASS of their own)
+    assert m["ptx"]["smsp__average_warp_latency_issue_stalled_selected.ratio"] == m["ptx"]["smsp__inst_executed.sum"]

@@ -12,7 +12,7 @@ import validation  # noqa: F401  (numpy shim before numba is imported)
 from validation.cases._case import Case
 
 MODULES = ("chase", "compute", "bandwidth", "coalesce", "banks", "divergence", "atomics", "waves", "stores", "l2_write",
-           "shared_atomics", "mechanisms", "programs", "heldout")
+           "shared_atomics", "mechanisms", "programs", "heldout", "triton_programs")
 
 
 def all_cases() -> dict[str, Case]:

@@ -13,6 +13,9 @@ A case isolates one hardware mechanism. It carries:
     RTOL, ATOL                     tolerance of the check (0, 0: bit-exact)
     SIGNATURE                      optional numba signature, for cases whose `run` builds arguments
                                    that are not in `inp` (the program cases); else typeof(inp[a])
+    RECORDER                       the script that records it on the GPU: validation/record.py for the
+                                   numba kernels; the Triton programs (committed PTX, `triton_programs.py`)
+                                   are recorded by validation/triton/record_cases.py
 
 Most cases are a single launch: `single_launch` builds `run` from the argument names, copying the
 arrays the kernel writes so that `run` never mutates `inp`.
@@ -42,6 +45,7 @@ class Case:
     ARGS: tuple = field(default_factory=tuple)
     OUTPUTS: tuple = field(default_factory=tuple)
     SIGNATURE: tuple | None = None  # numba types of the kernel's parameters, where ARGS cannot give them
+    RECORDER: str = "validation/record.py"  # what records it on the GPU (the Triton PTX cases have their own)
 
     def check(self, out: dict, ref: dict) -> dict:
         """Compare outputs with the reference; returns {'passed', 'max_abs_err', 'keys'}."""

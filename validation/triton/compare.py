@@ -26,13 +26,13 @@ import gpusim  # noqa: E402
 from gpusim.kernels import PTXModule  # noqa: E402
 
 
-def run_sim(e):
+def run_sim(e, model="ptx"):
     prog = importlib.import_module(e["module"])
     inp = prog.inputs(e["size"], seed=0)
     args, outs = make_args(e, inp)
     k = PTXModule((HERE / e["ptx_file"]).read_text(), e["ptx_file"])[e["kernel"]]
     res = gpusim.launch(k, tuple(e["grid"]), e["block"], *args, gpu="h100", mode="timing",
-                        shared_mem=e["shared"])
+                        shared_mem=e["shared"], model=model)
     ref = prog.reference(inp)
     ok = all(np.allclose(a.astype(np.float64), ref[key].astype(np.float64), rtol=e["rtol"], atol=e["atol"])
              for key, a in outs.items())
@@ -41,7 +41,11 @@ def run_sim(e):
 
 def main():
     argv = sys.argv[1:]
-    out_json = None
+    out_json, model = None, "ptx"
+    if "--model" in argv:
+        i = argv.index("--model")
+        model = argv[i + 1]
+        del argv[i:i + 2]
     if "--json" in argv:
         i = argv.index("--json")
         out_json = argv[i + 1]
@@ -56,7 +60,7 @@ def main():
         hw = h100.get(name, {}).get("gpc_cycles_median")
         t0 = time.time()
         try:
-            sim, ok = run_sim(e)
+            sim, ok = run_sim(e, model)
         except Exception as ex:  # noqa: BLE001
             print(f"{name:18s} {hw!s:>12s}  gpusim error: {ex!r}"[:200], flush=True)
             rows.append({"case": name, "h100_cycles": hw, "error": repr(ex)})
