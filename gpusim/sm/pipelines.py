@@ -9,7 +9,7 @@ math_pipe_throttle. Memory instructions go to the LSU/MIO queues instead (gpusim
 Each pipeline remembers its last `BUSY_RING` busy stretches (the cycles after an issue in which it
 takes nothing): a warp that waited for its pipe spent only those cycles on math_pipe_throttle; in
 the others the pipe was free and went to another warp (not_selected), as ncu samples them
-(`busy_cycles`).
+(`busy_cycles`; a wait longer than the remembered stretches is busy in the share they were).
 
 The tensor pipe (class "tensor": mma.sync) takes a warp instruction every 2*M*N*K / rate cycles,
 where the rate (FLOP or integer op per cycle per SM, shared by its sub-partitions) depends on the
@@ -124,7 +124,7 @@ class PipelineSpec:
 
 Pipes = namedtuple("Pipes", "latency interval divergence_delay free_at tensor_lat tensor_ii tensor_family "
                              "tensor_hold tensor_block counters slots debt alu fma busy_lo busy_hi busy_n busy_head")
-BUSY_RING = 32      # busy stretches remembered per pipeline (a warp rarely waits behind more)
+BUSY_RING = 32      # busy stretches remembered per pipeline (a longer wait takes their busy share)
 SLOT = 16           # `slots` is fixed point: SLOT = one SASS issue slot
 SLOTS_ISSUED = 2 * 3    # counters[SLOTS_ISSUED]: SASS issue slots taken (x SLOT), after the tensor families
 TENSOR_FAMILIES = ("hmma", "imma", "dmma")      # counters: busy cycles per family, then instructions per family
@@ -254,6 +254,7 @@ def busy_cycles(p, sp, cls, pc, lo, hi):
     pipe = binding_pipe(p, sp, cls, pc)
     h = p.busy_head[sp, pipe]
     n = np.int64(0)
+    seen = hi           # the remembered stretches cover [seen, hi)
     for k in range(BUSY_RING):
         i = (h - k) % BUSY_RING
         b_hi = p.busy_hi[sp, pipe, i]
@@ -264,7 +265,12 @@ def busy_cycles(p, sp, cls, pc, lo, hi):
         b = min(hi, b_hi)
         if b > a:       # the stretch's busy cycles, spread evenly over it
             n += ((b - a) * p.busy_n[sp, pipe, i] + (b_hi - b_lo) // 2) // (b_hi - b_lo)
-    return hi - lo      # waited behind more stretches than are remembered: all of it
+        seen = min(seen, b_lo)
+    if seen <= lo:
+        return n
+    # waited behind more stretches than are remembered: the cycles before them were busy in the share
+    # the remembered ones were
+    return n + (seen - lo) * n // max(np.int64(1), hi - seen)
 
 
 @njit(inline="always")
