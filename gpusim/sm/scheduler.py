@@ -47,15 +47,16 @@ class SchedulerSpec:
     """The warp schedulers of one SM: one per sub-partition, each owning every n-th warp slot."""
     subpartitions: int = param(4, "count", "sub-partitions (warp schedulers) per SM: 1, 2 or 4; each issues <= 1 "
                                            "warp instruction per cycle", (1, 4))
-    policy: str = param("lrr", "name", "lrr | gto | gty | oldest | two_level (lrr on h100: with gto or gty, and "
-                                       "ptxas's stall cycles, the warps a greedy order puts last starve while older "
-                                       "ones spin; validation/DEVIATIONS.md, sixth pass)")
+    policy: str = param("cta_rr", "name", "lrr | gto | gty | oldest | two_level | cta_rr (cta_rr on h100, with "
+                                          "starve_cycles 200: the H100 runs its oldest CTA first, probe sched_spin; "
+                                          "with gto or gty the warps a greedy order puts last starve while older "
+                                          "ones spin; validation/DEVIATIONS.md, sixth, ninth and thirteenth passes)")
     group_size: int = param(4, "warps", "two_level: warp slots per fetch group of a sub-partition", (1, 1024))
-    starve_cycles: int = param(0, "cycles", "a warp that has waited this long to issue since it was first "
-                                            "eligible goes before the policy's order (the longest-waiting first); "
-                                            "0: never. Lets a priority policy (cta_rr) give the warps it puts last "
-                                            "a share of the slots: 200 reproduces the H100's 10:1 between two "
-                                            "spinning blocks (validation/probes/sched_spin.py)", (0, 1 << 30))
+    starve_cycles: int = param(200, "cycles", "a warp that has waited this long to issue since it was first "
+                                              "eligible goes before the policy's order (the longest-waiting first); "
+                                              "0: never. Lets a priority policy (cta_rr) give the warps it puts last "
+                                              "a share of the slots: 200 reproduces the H100's 10:1 between two "
+                                              "spinning blocks (validation/probes/sched_spin.py)", (0, 1 << 30))
     stall_counts: int = param(1, "flag", "the SASS model: a warp's next instruction waits for the stall cycles ptxas "
                                          "set on the SASS of its last one, which then stand for the fixed "
                                          "latencies of its ALU/FMA results (1); or fixed latencies come from "

@@ -52,5 +52,5 @@ def test_a_starving_warp_gets_the_share_of_slots_the_h100_gives_a_younger_block(
 
 @needs_tools
 def test_without_the_guard_cta_rr_starves_the_younger_block_until_the_older_is_done():
-    got = _two_blocks_on_one_sm(policy="cta_rr")
+    got = _two_blocks_on_one_sm(policy="cta_rr", starve_cycles=0)
     assert got["young_first_read"] >= SPIN

@@ -107,13 +107,25 @@ def test_gto_and_lrr_issue_orders_differ():
     assert (lrr.cycles, lrr.metrics[ns]) != (gto.cycles, gto.metrics[ns])
 
 
-def test_grid_of_two_waves_takes_about_twice_one_wave():
-    spec = TINY.with_(**{"gigathread.launch_overhead": 0, "gigathread.cta_launch_latency": 0})
+def test_grid_of_two_waves_takes_about_twice_one_wave_when_every_cta_runs_alike():
+    spec = TINY.with_(**{"gigathread.launch_overhead": 0, "gigathread.cta_launch_latency": 0,
+                         "scheduler.policy": "lrr"})
     per_wave = 2 * (spec.sm.max_threads // 256)   # 2 SMs
     one = _cycles(spec, per_wave, 256, n=200)
     two = _cycles(spec, 2 * per_wave, 256, n=200)
     assert one.metrics["launch__waves_per_multiprocessor"] == pytest.approx(1.0)
     assert 1.8 < two.cycles / one.cycles < 2.2
+
+
+def test_with_the_oldest_cta_first_the_second_wave_starts_as_the_first_wave_finishes_cta_by_cta():
+    # the h100 order (cta_rr): the oldest CTA of an SM finishes first and the next wave's CTA takes its
+    # slot while the others still run, so two waves overlap and take less than twice one
+    spec = TINY.with_(**{"gigathread.launch_overhead": 0, "gigathread.cta_launch_latency": 0,
+                         "scheduler.policy": "cta_rr"})
+    per_wave = 2 * (spec.sm.max_threads // 256)
+    one = _cycles(spec, per_wave, 256, n=200)
+    two = _cycles(spec, 2 * per_wave, 256, n=200)
+    assert 1.4 < two.cycles / one.cycles < 1.9
 
 
 @pytest.mark.parametrize("limiter,kw,block", [
