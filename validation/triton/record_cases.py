@@ -34,7 +34,6 @@ ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT))
 
 KERNELS = "regex:^(add_kernel|softmax_kernel|layer_norm_fwd|sum_kernel|histogram_kernel|matmul_kernel|attn_fwd_kernel)$"
-PREFIX = "tri_"
 
 
 def profile(out: Path) -> None:
@@ -105,12 +104,14 @@ def registers(out: Path) -> dict:
 
 def write(out: Path, dest: Path) -> None:
     import numpy as np
-    manifest = json.loads((HERE / "manifest.json").read_text())
+
+    from validation.cases.triton_programs import GROUP, PREFIX, manifest
     run = json.loads((out / "triton_ncu_run.json").read_text())
     meta = json.loads((out / "ncu_meta.json").read_text())
     regs = registers(out)
+    dest.mkdir(parents=True, exist_ok=True)
     for case, launches in read_ncu(out).items():
-        e, r = manifest[case], run["cases"][case]
+        e, r = manifest()[case], run["cases"][case]
         rest = launches[1:] or launches
         metrics = {}
         for k in rest[0]:
@@ -120,7 +121,7 @@ def write(out: Path, dest: Path) -> None:
                 metrics[k] = {"value": int(v) if v.is_integer() else v, "unit": rest[0][k][1]}
             else:
                 metrics[k] = {"value": vals[0] if vals else None, "unit": rest[0][k][1]}
-        rec = {"case": PREFIX + case, "group": "programs",
+        rec = {"case": PREFIX + case, "group": GROUP,
                "description": f"Triton program {e['program']} ({e['kernel']}, size {e['size']}, "
                               f"num_warps {e['num_warps']}, num_stages {e['num_stages']}), held out",
                "grid": e["grid"], "block": [e["block"], 1, 1],
