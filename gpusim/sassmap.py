@@ -23,6 +23,12 @@ still inside), and per-path splits within one line (counted as the mean). The ma
 numbers say, not the dynamic SASS path; `spill_lines` lists the PTX lines whose SASS touches local
 memory ptxas added (LDL/STL with no ld.local/st.local in the PTX line).
 
+From each SASS instruction's control word (`nvdisasm -hex`) the map keeps, per PTX line, ptxas's stall
+cycles and yield flag, and the read barriers of global/local memory SASS with the lines that wait on
+them (`read_barriers`: write-after-read waits). A wait is matched to the barrier's latest setter in
+listing order, so a wait whose setter lies in a block placed later in the listing (a loop's top waiting
+on its bottom) is matched to an earlier setter, or to none.
+
 `weights(text, arch)` -> SassMap, cached per PTX text, architecture and tool versions.
 """
 from __future__ import annotations
@@ -72,6 +78,8 @@ _ENDS_BLOCK = ("BRA", "EXIT", "RET", "BRX", "JMP", "JMX", "CALL", "BREAK", "WARP
 # PTX loads, stores, atomics and FP32 arithmetic, and the one SASS instruction each becomes (beside any
 # sign extension or address work): how many of these a block holds per line tells its unroll factor
 _ONE_TO_ONE = re.compile(r"^\s*(@!?%\w+\s+)?(ld|st|fma|add\.f32|mul\.f32|add\.rn\.f32|mul\.rn\.f32|atom|red)\b")
+# global and local memory instructions: the LSU reads their registers when it begins them
+_LSU_MEMORY = {"LDG", "STG", "LD", "ST", "LDL", "STL", "ATOM", "ATOMG", "RED", "REDG"}
 _PRIMARY = {"LDG", "LDS", "LD", "STG", "STS", "ST", "LDL", "STL", "ATOM", "ATOMG", "ATOMS", "RED", "REDG",
             "FFMA", "FADD", "FMUL", "LDC"}
 
@@ -88,6 +96,8 @@ class SassMap:
     stall: dict = field(default_factory=dict)         # PTX line -> ptxas's stall cycles of its SASS per execution
     yields: list = field(default_factory=list)        # PTX lines whose SASS ends in an instruction that yields
     rank: dict = field(default_factory=dict)          # PTX line -> where its SASS issues (listing position)
+    rd_set: dict = field(default_factory=dict)        # PTX line -> read barriers its global/local SASS sets
+    rd_wait: dict = field(default_factory=dict)       # PTX line -> read barriers of such SASS its SASS waits on
     total: int = 0                                    # SASS instructions kept
     unmapped: int = 0                                 # of which had no line before or after them
     tools: str = ""
@@ -100,6 +110,8 @@ class SassMap:
                 "vector": {str(k): v for k, v in self.vector.items()},
                 "stall": {str(k): v for k, v in self.stall.items()}, "yields": self.yields,
                 "rank": {str(k): v for k, v in self.rank.items()},
+                "rd_set": {str(k): v for k, v in self.rd_set.items()},
+                "rd_wait": {str(k): v for k, v in self.rd_wait.items()},
                 "total": self.total, "unmapped": self.unmapped, "tools": self.tools}
 
     @classmethod
@@ -109,7 +121,9 @@ class SassMap:
                    {int(k): tuple(v) for k, v in d["spill_lines"].items()},
                    d["aggregated"], {int(k): v for k, v in d.get("vector", {}).items()},
                    {int(k): v for k, v in d.get("stall", {}).items()}, d.get("yields", []),
-                   {int(k): v for k, v in d.get("rank", {}).items()}, d["total"], d["unmapped"], d["tools"])
+                   {int(k): v for k, v in d.get("rank", {}).items()},
+                   {int(k): v for k, v in d.get("rd_set", {}).items()},
+                   {int(k): v for k, v in d.get("rd_wait", {}).items()}, d["total"], d["unmapped"], d["tools"])
 
 
 def find_nvdisasm() -> str | None:
@@ -162,7 +176,7 @@ def weights(text: str, arch: str) -> SassMap:
         raise LaunchError("model='sass' needs ptxas and nvdisasm: install gpusim[sass] (or gpusim[triton], which "
                           "bundles both), or set GPUSIM_PTXAS/GPUSIM_NVDISASM; model='ptx' needs nothing")
     tools = f"{ptxas.tool_version(exe)} | {ptxas.tool_version(dis)}"
-    key = hashlib.sha256(f"map12\0{tools}\0{arch}\0{text}".encode()).hexdigest()[:24]
+    key = hashlib.sha256(f"map13\0{tools}\0{arch}\0{text}".encode()).hexdigest()[:24]
     path = cache_root() / "ptxas" / f"{key}.map.json"
     if path.exists():
         return SassMap.from_json(json.loads(path.read_text()))
@@ -325,12 +339,41 @@ def build(blocks: list, text: str, in_loop: list | None = None) -> SassMap:
         if ln in last_ctrl:
             m.stall[ln] = stalls[ln] / len(copies)
     m.yields = sorted(ln for ln, c in last_ctrl.items() if not (c >> 4) & 1)
+    m.rd_set, m.rd_wait = read_barriers(blocks, kept)
     m.opcodes = {ln: dict(c) for ln, c in opcodes.items()}
     # an atomic with a result on a warp-uniform address: ptxas elects one lane (VOTEU.ANY, FLO), adds the
     # warp's count (POPC) in one ATOMG and hands each lane its value (SHFL)
     m.aggregated = sorted(ln for ln, c in opcodes.items()
                           if ("ATOMG" in c or "ATOM" in c) and ("VOTEU" in c or "VOTE" in c))
     return m
+
+
+def read_barriers(blocks: list, kept: set | None = None) -> tuple[dict, dict]:
+    """Write-after-read waits, from the control bits: per PTX line, the read barriers its global or local
+    memory SASS sets (released once the LSU has read the instruction's registers), and the read barriers
+    its SASS waits on (a wait on a barrier whose latest setter, in listing order, set it as such a read
+    barrier: ptxas makes the next writer of those registers, or a loop's back edge, wait for the read).
+    Bit b of a mask is scoreboard barrier b (0-5)."""
+    rd_set: dict = defaultdict(int)
+    rd_wait: dict = defaultdict(int)
+    read_by = [False] * 6           # per barrier: its latest setter set it as a memory read barrier
+    for bi, blk in enumerate(blocks):
+        lines = _fill_lines([x[1] for x in blk])
+        for (ins, _, ctrl), ln in zip(blk, lines):
+            if ctrl is None:
+                continue
+            wr, rd, wait = (ctrl >> 5) & 7, (ctrl >> 8) & 7, (ctrl >> 11) & 63
+            keep = ln is not None and (kept is None or (bi, ln) in kept)
+            hit = sum(1 << b for b in range(6) if (wait >> b) & 1 and read_by[b])
+            if hit and keep:
+                rd_wait[ln] |= hit
+            if wr < 6:
+                read_by[wr] = False
+            if rd < 6:
+                read_by[rd] = _opcode(ins) in _LSU_MEMORY
+                if read_by[rd] and keep:
+                    rd_set[ln] |= 1 << rd
+    return dict(rd_set), dict(rd_wait)
 
 
 def _rank_lines(rank: dict, blk: list, lines: list, at: int, kept: set | None) -> None:
@@ -401,10 +444,11 @@ def pc_weights(m: SassMap, lines) -> np.ndarray:
     """Per pc of a decoded program (`lines[pc]`: its PTX line): the SASS instructions it issues per
     execution, its ALU-pipe instructions, its FMA-pipe cycles, 1 for a warp-aggregated atomic, and the
     spill loads and stores ptxas put on its line, the bytes per lane of its widest vector shared load,
-    ptxas's stall cycles for its SASS, and 1 where its last SASS instruction yields (an array of shape
-    (n, 9)). A line gpusim decodes into several pcs shares its weights and stall cycles among them (its
-    spills and vector width go to its first pc, its yield to its last); a line the map does not name (no
-    SASS came from it) weighs 0."""
+    ptxas's stall cycles for its SASS, 1 where its last SASS instruction yields, and the read barriers
+    (bit masks, `read_barriers`) its SASS sets and, at its first pc, waits on (an array of shape (n, 11)).
+    A line gpusim decodes into several pcs shares its weights and stall cycles among them (its spills and
+    vector width go to its first pc, its yield to its last); a line the map does not name (no SASS came
+    from it) weighs 0."""
     lines = np.asarray(lines, np.int64)
     per_line = Counter(int(x) for x in lines)
     agg = set(m.aggregated)
@@ -414,6 +458,7 @@ def pc_weights(m: SassMap, lines) -> np.ndarray:
         last[int(ln)] = pc
     yields = set(m.yields)
     nospill = (0.0, 0.0)
+    rd_set, rd_wait = m.rd_set, m.rd_wait
     return np.array([(m.weight.get(int(ln), 0.0) / per_line[int(ln)],
                       m.pipes.get(int(ln), (0.0, 0.0))[0] / per_line[int(ln)],
                       m.pipes.get(int(ln), (0.0, 0.0))[1] / per_line[int(ln)],
@@ -421,5 +466,6 @@ def pc_weights(m: SassMap, lines) -> np.ndarray:
                       *(m.spill_lines.get(int(ln), nospill) if first[int(ln)] == pc else nospill),
                       m.vector.get(int(ln), 0) if first[int(ln)] == pc else 0,
                       m.stall.get(int(ln), 0.0) / per_line[int(ln)],
-                      1.0 if int(ln) in yields and last[int(ln)] == pc else 0.0)
-                     for pc, ln in enumerate(lines)], np.float64).reshape(-1, 9)
+                      1.0 if int(ln) in yields and last[int(ln)] == pc else 0.0,
+                      rd_set.get(int(ln), 0), rd_wait.get(int(ln), 0) if first[int(ln)] == pc else 0)
+                     for pc, ln in enumerate(lines)], np.float64).reshape(-1, 11)

@@ -7,6 +7,13 @@ producer's latency comes from its pipeline or memory unit.
 `variable` marks, per pc, the instructions whose PTX class is a fixed-latency one but which the SM runs
 as variable-latency MIO operations that set a scoreboard (S2R for %tid, %laneid, %ctaid and the like;
 SHFL, MATCH, REDUX): their consumers wait on short_scoreboard, not on `wait`.
+
+The SASS model adds ptxas's write-after-read waits (gpusim/sassmap.py `read_barriers`): a global or
+local memory instruction's registers are read when the LSU begins it, not when it issues, so ptxas
+gives it a read barrier and makes later SASS that would overwrite those registers (or a loop's back
+edge) wait for it. `rd_set`/`rd_wait` are, per pc, the barriers (bit masks) its SASS sets and waits
+on; `released[w, b]` the cycle warp w's barrier b is released. A warp held by one stalls on
+long_scoreboard, as ncu reports a scoreboard wait on a memory instruction.
 """
 from __future__ import annotations
 
@@ -18,7 +25,8 @@ from gpusim.isa import opcodes as oc
 from gpusim.jit import njit
 from gpusim.sm.stalls import LONG_SCOREBOARD, SHORT_SCOREBOARD, WAIT
 
-Scoreboard = namedtuple("Scoreboard", "reads writes ready_at producer variable")
+Scoreboard = namedtuple("Scoreboard", "reads writes ready_at producer variable rd_set rd_wait released")
+N_BARRIERS = 6          # SASS scoreboard barriers
 MAX_READS, MAX_WRITES = oc.NSLOT - oc.S0 + 1, oc.S0      # every source slot and the guard; every destination
 OP_ATOM = oc.OP["atom"]
 _MIO_OPS = {oc.OP[name] for name in ("shfl", "match", "redux") if name in oc.OP}
@@ -72,10 +80,13 @@ def variable_latency(d) -> np.ndarray:
     return out
 
 
-def make_state(d, n_warps: int) -> Scoreboard:
+def make_state(d, n_warps: int, read_barriers=None) -> Scoreboard:
+    """read_barriers: per pc, (barriers set, barriers waited on) as bit masks (the SASS model), else none."""
     reads, writes = register_lists(d)
+    rb = np.zeros((d.n, 2), np.int64) if read_barriers is None else np.ascontiguousarray(read_barriers, np.int64)
     return Scoreboard(reads, writes, np.zeros((n_warps, d.nregs), np.int64), np.zeros((n_warps, d.nregs), np.int64),
-                      variable_latency(d))
+                      variable_latency(d), np.ascontiguousarray(rb[:, 0]), np.ascontiguousarray(rb[:, 1]),
+                      np.zeros((n_warps, N_BARRIERS), np.int64))
 
 
 @njit(inline="always")
@@ -106,6 +117,28 @@ def operands_ready(sb, w, pc, t, reason):
 
 
 @njit(inline="always")
+def reads_released(sb, w, pc, t, reason):
+    """(cycle, stall reason): no earlier than t, and not before the read barriers `pc` waits on are released."""
+    m = sb.rd_wait[pc]
+    if m != 0:
+        for b in range(N_BARRIERS):
+            if (m >> b) & 1 and sb.released[w, b] > t:
+                t = sb.released[w, b]
+                reason = LONG_SCOREBOARD
+    return t, reason
+
+
+@njit(inline="always")
+def operands_read(sb, w, pc, when):
+    """`pc`'s registers are read at cycle `when`: the read barriers it sets are released then."""
+    m = sb.rd_set[pc]
+    if m != 0:
+        for b in range(N_BARRIERS):
+            if (m >> b) & 1 and sb.released[w, b] < when:
+                sb.released[w, b] = when
+
+
+@njit(inline="always")
 def mark_written(sb, w, pc, ready, kind):
     """The registers `pc` writes are pending until `ready`, produced by a unit of `kind`."""
     for k in range(MAX_WRITES):
@@ -120,3 +153,5 @@ def clear(sb, w):
     """A new warp in slot w: nothing pending."""
     for r in range(sb.ready_at.shape[1]):
         sb.ready_at[w, r] = 0
+    for b in range(N_BARRIERS):
+        sb.released[w, b] = 0

@@ -25,7 +25,7 @@ from gpusim.sm.fetch import fetch_ready
 from gpusim.sm.lsu import KIND_LONG, KIND_SHORT, copy_issued, group_op, memory_timing, spill_traffic, warp_reset
 from gpusim.sm.pipelines import SLOT, accepts_at, busy_cycles, dispatch_hold, occupy, take_slots, warp_block
 from gpusim.sm.scheduler import GTO, GTY, NEVER, account, priority, slot_warp, subpartition_of, wake
-from gpusim.sm.scoreboard import clear, mark_written, operands_ready
+from gpusim.sm.scoreboard import clear, mark_written, operands_read, operands_ready, reads_released
 from gpusim.sm.simt import settle
 from gpusim.sm.stalls import (
     BARRIER,
@@ -92,6 +92,7 @@ def earliest(P, M, U, w, sm, sp, now):
         p, p_reason = t, reason
         t, reason = f, NO_INSTRUCTION
     t_ops, r_ops = operands_ready(U.scoreboard, w, pc, t, reason)
+    t_ops, r_ops = reads_released(U.scoreboard, w, pc, t_ops, r_ops)
     if t_ops > t:
         p, p_reason = t, reason
         t, reason = t_ops, r_ops
@@ -165,8 +166,12 @@ def issue(P, M, U, counters, w, pc, now):
             sampled = U.events.on != 0 and (space == oc.SP_GLOBAL or space == oc.SP_LOCAL) and want_request(U.events)
             if sampled:
                 U.l2.probe[0] = -1
+            began = max(now, U.lsu.free_at[sm])
             done, kind = memory_timing(U.lsu, U.smem, U.l1, U.l2, U.noc, U.dram, M.tr_addr, M.tr_info,
                                        M.lmem.shape[2] + U.lsu.spill_bytes, sm, pc, now, w)
+            if space == oc.SP_GLOBAL or space == oc.SP_LOCAL:
+                # the LSU reads the instruction's registers when it begins it
+                operands_read(U.scoreboard, w, pc, began + 1)
             if op == OP_LDMATRIX:
                 done += U.smem.ldsm_latency
             if M.tr_info[TI_SPACE] == oc.SP_SHARED and M.clslot[M.wcta[w], CL_SIZE] > 1:

@@ -13,13 +13,14 @@ def make_units(spec, d, warps_per_sm: int, ctas_per_sm: int, record: events.Even
                total_ctas: int = 1, slots=None, spill_bytes: int = 0) -> Units:
     """State for `d` (a decoded kernel) on `spec` with the given warp and CTA slots per SM; `record`:
     what the event recorder keeps (off by default); slots: SASS issue slots per pc (the SASS model:
-    slots, ALU, FMA, aggregated, spill loads, spill stores, vector shared bytes, stall cycles, yield);
+    slots, ALU, FMA, aggregated, spill loads, spill stores, vector shared bytes, stall cycles, yield, read
+    barriers set and waited on);
     spill_bytes: each thread's spill area."""
     nsm, n_warps = spec.n_sm, spec.n_sm * warps_per_sm
     return Units(
         sched=scheduler.make_state(spec.scheduler, nsm, warps_per_sm, d.n,
                                    None if slots is None else slots[:, 7:9]),
-        scoreboard=scoreboard.make_state(d, n_warps),
+        scoreboard=scoreboard.make_state(d, n_warps, None if slots is None else slots[:, 9:11]),
         pipes=pipelines.make_state(spec.pipes, nsm * spec.scheduler.subpartitions, spec.l1.latency,
                                    spec.l2.atomic_latency, d, spec.scheduler.subpartitions,
                                    None if slots is None else slots[:, :3]),

@@ -1,0 +1,89 @@
+"""Write-after-read waits in the SASS model: the LSU reads a global memory instruction's registers when it
+begins the instruction, so ptxas gives it a read barrier and makes later SASS (the next writer of those
+registers, a loop's back edge) wait for that barrier (gpusim/sassmap.py `read_barriers`,
+gpusim/sm/scoreboard.py). A warp held there stalls on long_scoreboard."""
+import numpy as np
+import pytest
+from numba import cuda
+
+import gpusim
+from gpusim import sassmap
+from gpusim.presets import get_preset
+from gpusim.sm import scoreboard
+from gpusim.sm.stalls import LONG_SCOREBOARD, WAIT
+
+HAVE_TOOLS = sassmap.ptxas.find() is not None and sassmap.find_nvdisasm() is not None
+needs_tools = pytest.mark.skipif(not HAVE_TOOLS, reason="no ptxas/nvdisasm (the sass or triton extra)")
+
+# control words (the high word of each encoding): stall cycles, yield flag, write barrier, read barrier
+# and wait mask at bits 41-44, 45, 46-48, 49-51 and 52-57
+LISTING = """
+\t//## File "ptx", line 2
+        /*0000*/                   LDC.64 R2, c[0x0][0x210] ;             /* 0x00000a00ff027b82 */
+                                                                          /* 0x000e220000000000 */
+\t//## File "ptx", line 3
+        /*0010*/                   IADD3 R4, R2, 0x1, RZ ;                /* 0x0000000102047810 */
+                                                                          /* 0x001fe60000000000 */
+.L_x_0:
+\t//## File "ptx", line 4
+        /*0020*/                   REDG.E.ADD.STRONG.GPU desc[UR4][R2.64], R4 ;   /* 0x000000040200798e */
+                                                                          /* 0x0001e20000000000 */
+\t//## File "ptx", line 5
+        /*0030*/                   IADD3 R5, R5, 0x1, RZ ;                /* 0x0000000105057810 */
+                                                                          /* 0x000fe40000000000 */
+\t//## File "ptx", line 6
+        /*0040*/               @P0 BRA `(.L_x_0) ;                        /* 0x0000000000f40947 */
+                                                                          /* 0x001fea0000000000 */
+\t//## File "ptx", line 7
+        /*0050*/                   EXIT ;                                 /* 0x000000000000794d */
+                                                                          /* 0x000fea0000000000 */
+"""
+PTX = "\n".join(["", "ld.param.u64 %rd1, [p];", "add.s32 %r4, %r2, 1;", "red.global.add.u32 [%rd1], %r4;",
+                 "add.s32 %r5, %r5, 1;", "@%p1 bra $L;", "ret;"])
+
+
+def test_a_wait_on_a_memory_instructions_read_barrier_is_a_write_after_read_wait():
+    blocks = sassmap.parse_listing(LISTING)
+    rd_set, rd_wait = sassmap.read_barriers(blocks)
+    assert rd_set == {4: 1}          # the REDG sets read barrier 0
+    assert rd_wait == {6: 1}         # the back edge waits on it; line 3 waits on the LDC's write barrier 0
+    m = sassmap.build(blocks, PTX)
+    assert (m.rd_set, m.rd_wait) == ({4: 1}, {6: 1})
+    w = sassmap.pc_weights(m, [2, 3, 4, 5, 6, 6, 7])
+    assert w[:, 9].tolist() == [0, 0, 1, 0, 0, 0, 0]
+    assert w[:, 10].tolist() == [0, 0, 0, 0, 1, 0, 0]      # the wait goes to the line's first pc
+    assert sassmap.SassMap.from_json(m.to_json()).rd_wait == {6: 1}
+
+
+def test_a_warp_waits_for_the_read_barriers_it_names_until_the_lsu_has_read_the_registers():
+    sb = scoreboard.Scoreboard(np.full((3, 1), -1, np.int64), np.full((3, 1), -1, np.int64),
+                               np.zeros((2, 1), np.int64), np.zeros((2, 1), np.int64), np.zeros(3, np.int64),
+                               np.array([1, 0, 0], np.int64), np.array([0, 0, 1], np.int64),
+                               np.zeros((2, scoreboard.N_BARRIERS), np.int64))
+    scoreboard.operands_read(sb, 0, 0, 500)          # warp 0's pc 0 (sets barrier 0) begun at 500
+    assert scoreboard.reads_released(sb, 0, 2, 10, WAIT) == (500, LONG_SCOREBOARD)
+    assert scoreboard.reads_released(sb, 0, 1, 10, WAIT) == (10, WAIT)     # pc 1 waits on nothing
+    assert scoreboard.reads_released(sb, 1, 2, 10, WAIT) == (10, WAIT)     # warp 1's barrier is its own
+    scoreboard.clear(sb, 0)
+    assert scoreboard.reads_released(sb, 0, 2, 10, WAIT) == (10, WAIT)
+
+
+def red_loop(counters, reps):
+    t = cuda.grid(1)
+    for _ in range(reps):
+        cuda.atomic.add(counters, t >> 5, 1)       # every lane of a warp on one address: a slow RED
+
+
+@needs_tools
+def test_warps_of_a_reduction_loop_wait_for_their_reds_to_begin_not_at_their_exit():
+    """Each warp's loop back edge waits until the LSU has begun the warp's REDs (ptxas's read barrier), so
+    with the LSU busy the warps stall on long_scoreboard in the loop; without that wait they would queue
+    every RED at once and wait at their exit (drain)."""
+    counters = np.zeros(64, np.int32)
+    r = gpusim.launch(red_loop, 8, 256, counters, np.int64(16), gpu=get_preset("h100"), mode="timing",
+                      model="sass")
+    assert counters.tolist() == [32 * 16] * 64
+    m = r.metrics
+    pre, post = "smsp__average_warps_issue_stalled_", "_per_issue_active.ratio"
+    long_sb, drain = m[pre + "long_scoreboard" + post], m[pre + "drain" + post]
+    assert long_sb > 10 * max(drain, 1.0)
