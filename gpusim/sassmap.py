@@ -27,7 +27,9 @@ From each SASS instruction's control word (`nvdisasm -hex`) the map keeps, per P
 cycles and yield flag, and the read barriers of global/local memory SASS with the lines that wait on
 them (`read_barriers`: write-after-read waits). A wait is matched to the barrier's latest setter in
 listing order, so a wait whose setter lies in a block placed later in the listing (a loop's top waiting
-on its bottom) is matched to an earlier setter, or to none.
+on its bottom) is matched to an earlier setter, or to none; the order runs on across the module's
+functions. A line's barriers are the union over its copies (an unrolled loop and its remainder), and a
+back-edge wait in a loop ptxas unrolled is taken on every PTX trip, not once per unrolled trip.
 
 `weights(text, arch)` -> SassMap, cached per PTX text, architecture and tool versions.
 """
@@ -60,7 +62,8 @@ _SUBROUTINE = re.compile(r"^\$__internal_\w*\$[\w$]*:")
 _SELF_BRANCH = re.compile(r"^BRA\s+`\((\.L_x_\d+)\)")
 # the high word of an instruction's encoding (`nvdisasm -hex`, the line after it): its top 23 bits are the
 # control bits ptxas sets for the warp scheduler: stall cycles (bits 41-44 of the word), the yield flag (45:
-# clear = switch to another warp), the scoreboards (46-63)
+# clear = switch to another warp), the barrier the instruction's result releases (46-48), the barrier
+# its operand reads release (49-51; 7: none) and the barriers it waits on (52-57, one bit each)
 _HI_WORD = re.compile(r"^/\*\s*0x([0-9a-f]{16})\s*\*/$")
 _LDS_VECTOR = re.compile(r"^LDS(?:\.[A-Z]+)*\.(64|128)\b")    # a vector shared load: LDS.64, LDS.U.128
 _BRANCH_TARGET = re.compile(r"`\((\.L_x_\d+)\)")

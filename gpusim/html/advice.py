@@ -18,7 +18,9 @@ TAIL_FULL = 0.5             # a last wave less full than this is a tail effect
 MAX_LINES = 5               # per-line rules name at most this many lines, the costliest first
 WHY = {
     "long_scoreboard": "warps wait on global or local memory (L1TEX): improve coalescing and reuse, keep more "
-                       "loads in flight (more warps, or independent loads before their use)",
+                       "loads in flight (more warps, or independent loads before their use); in a loop of "
+                       "stores or atomics, for the LSU to read their registers: fewer same-address lanes, "
+                       "fewer such instructions",
     "short_scoreboard": "warps wait on shared memory or the MIO unit (special functions, shuffles): look for bank "
                         "conflicts and long dependency chains on shared loads",
     "barrier": "warps wait at bar.sync for the slowest warp of their block: balance the work between barriers, or "

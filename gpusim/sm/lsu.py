@@ -46,9 +46,11 @@ class LSUSpec:
                                                        "LSU to begin them before a warp stalls on lg_throttle",
                                     (1, 4096))
     atomic_same_address_cycles: int = param(12, "cycles", "serialisation per extra lane on one address in a warp "
-                                                          "(fitted: atomic_per_warp, with ptxas's read barriers "
-                                                          "holding each warp's loop until its REDs have begun; "
-                                                          "gatomic_per_warp8 +3.8%, gatomic_f32_per_warp +5.9%)",
+                                                          "(fitted under the SASS model on atomic_per_warp, with "
+                                                          "ptxas's read barriers holding each warp's loop until "
+                                                          "its REDs have begun: gatomic_per_warp8 +3.8%, "
+                                                          "gatomic_f32_per_warp +5.9%; the PTX model, without "
+                                                          "them, -3.3 / -6.3 / -4.3%)",
                                             (0, 10_000))
     atomic_line_cycles: int = param(3, "cycles", "LSU cycles per 128-B line past the first that a global atomic "
                                                  "touches, each line its own request to the L2 (fitted: "

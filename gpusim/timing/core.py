@@ -220,6 +220,8 @@ def issue(P, M, U, counters, w, pc, now):
         # what the line computes waits for its reloads
         live = M.smask[w, M.sp[w] - 1] & ~M.exited[w]
         if live != 0:
+            # the spill stores' registers are read when the LSU begins them (their read barriers)
+            operands_read(U.scoreboard, w, pc, max(now, U.lsu.free_at[sm]) + 1)
             back = spill_traffic(U.lsu, U.l1, U.l2, U.noc, U.dram, M.lmem.shape[2], live, sm, pc, now, w, SLOT)
             if back - now > lat:
                 lat = back - now

@@ -55,6 +55,34 @@ def test_a_wait_on_a_memory_instructions_read_barrier_is_a_write_after_read_wait
     assert sassmap.SassMap.from_json(m.to_json()).rd_wait == {6: 1}
 
 
+# barrier 3 is set as a read barrier (STG), then as a write barrier (LDG): a wait on it is for the load's
+# result, the register scoreboard's; barrier 5 is an LDG's read barrier, and the wait on 5 and 1 (1 set by
+# nothing) is a write-after-read wait on 5 alone
+REUSED = """
+\t//## File "ptx", line 2
+        /*0000*/                   STG.E desc[UR4][R2.64], R4 ;           /* 0x0000000402007986 */
+                                                                          /* 0x0007e20000000000 */
+\t//## File "ptx", line 3
+        /*0010*/                   LDG.E R6, desc[UR4][R8.64] ;           /* 0x0000000408067981 */
+                                                                          /* 0x000ee20000000000 */
+\t//## File "ptx", line 4
+        /*0020*/                   IADD3 R6, R6, 0x1, RZ ;                /* 0x0000000106067810 */
+                                                                          /* 0x008fe40000000000 */
+\t//## File "ptx", line 5
+        /*0030*/                   LDG.E R10, desc[UR4][R8.64+0x4] ;      /* 0x00000404080a7981 */
+                                                                          /* 0x000aa20000000000 */
+\t//## File "ptx", line 6
+        /*0040*/                   IADD3 R8, R8, 0x8, RZ ;                /* 0x0000000808087810 */
+                                                                          /* 0x022fe80000000000 */
+"""
+
+
+def test_a_barrier_last_set_as_a_write_barrier_is_not_a_write_after_read_wait():
+    rd_set, rd_wait = sassmap.read_barriers(sassmap.parse_listing(REUSED))
+    assert rd_set == {2: 1 << 3, 5: 1 << 5}
+    assert rd_wait == {6: 1 << 5}        # line 4's wait on barrier 3 is the LDG's result, not a read
+
+
 def test_a_warp_waits_for_the_read_barriers_it_names_until_the_lsu_has_read_the_registers():
     sb = scoreboard.Scoreboard(np.full((3, 1), -1, np.int64), np.full((3, 1), -1, np.int64),
                                np.zeros((2, 1), np.int64), np.zeros((2, 1), np.int64), np.zeros(3, np.int64),
