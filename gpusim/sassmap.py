@@ -23,13 +23,14 @@ still inside), and per-path splits within one line (counted as the mean). The ma
 numbers say, not the dynamic SASS path; `spill_lines` lists the PTX lines whose SASS touches local
 memory ptxas added (LDL/STL with no ld.local/st.local in the PTX line).
 
-From each SASS instruction's control word (`nvdisasm -hex`) the map keeps, per PTX line, ptxas's stall
-cycles and yield flag, and the read barriers of global/local memory SASS with the lines that wait on
-them (`read_barriers`: write-after-read waits). A wait is matched to the barrier's latest setter in
-listing order, so a wait whose setter lies in a block placed later in the listing (a loop's top waiting
-on its bottom) is matched to an earlier setter, or to none; the order runs on across the module's
-functions. A line's barriers are the union over its copies (an unrolled loop and its remainder), and a
-back-edge wait in a loop ptxas unrolled is taken on every PTX trip, not once per unrolled trip.
+The listing is read back by gpusim/sasslisting.py. From each SASS instruction's control word the map
+keeps, per PTX line, ptxas's stall cycles and yield flag, and the read barriers of global/local memory
+SASS with the lines that wait on them (`sasslisting.read_barriers`: write-after-read waits). A wait is
+matched to the barrier's latest setter in listing order, so a wait whose setter lies in a block placed
+later in the listing (a loop's top waiting on its bottom) is matched to an earlier setter, or to none;
+the order runs on across the module's functions. A line's barriers are the union over its copies (an
+unrolled loop and its remainder), and a back-edge wait in a loop ptxas unrolled is taken on every PTX
+trip, not once per unrolled trip.
 
 `weights(text, arch)` -> SassMap, cached per PTX text, architecture and tool versions.
 """
@@ -51,22 +52,10 @@ import numpy as np
 from gpusim import ptxas
 from gpusim.errors import LaunchError
 from gpusim.jitcache import cache_root
+from gpusim.sasslisting import control_fields, fill_lines, opcode, parse_blocks, read_barriers
 
 FILE_INDEX = 1
-_LINE = re.compile(r'//## File "ptx", line (\d+)')
-_INS = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
-_LABEL = re.compile(r"^(\.L_x_\d+):")
-# a subroutine ptxas placed after the kernel's code in a whole-program cubin (64-bit division and the like:
-# `$__internal_0_$__cuda_sm20_div_s64:`, reached by CALL.REL); it names no PTX line
-_SUBROUTINE = re.compile(r"^\$__internal_\w*\$[\w$]*:")
-_SELF_BRANCH = re.compile(r"^BRA\s+`\((\.L_x_\d+)\)")
-# the high word of an instruction's encoding (`nvdisasm -hex`, the line after it): its top 23 bits are the
-# control bits ptxas sets for the warp scheduler: stall cycles (bits 41-44 of the word), the yield flag (45:
-# clear = switch to another warp), the barrier the instruction's result releases (46-48), the barrier
-# its operand reads release (49-51; 7: none) and the barriers it waits on (52-57, one bit each)
-_HI_WORD = re.compile(r"^/\*\s*0x([0-9a-f]{16})\s*\*/$")
 _LDS_VECTOR = re.compile(r"^LDS(?:\.[A-Z]+)*\.(64|128)\b")    # a vector shared load: LDS.64, LDS.U.128
-_BRANCH_TARGET = re.compile(r"`\((\.L_x_\d+)\)")
 _PTX_LABEL = re.compile(r"^\s*(\$?[\w$]+):")
 _PTX_BRANCH = re.compile(r"\bbra(?:\.uni)?\s+(\$?[\w$]+)\s*;")
 # Hopper's sub-partition pipes (as ncu names them): the ALU pipe (16 lanes: a warp instruction every 2
@@ -77,12 +66,9 @@ _ALU = {"IADD3", "LOP3", "SHF", "ISETP", "SEL", "LEA", "FSETP", "FSEL", "FMNMX",
         "IADD", "ISCADD", "SHFL_ALU"}
 _FMA = {"FFMA": 1, "FADD": 1, "FMUL": 1, "FSWZADD": 1, "HFMA2": 1, "HADD2": 1, "HMUL2": 1, "IMAD": 2, "IMUL": 2,
         "IDP": 2, "IMADSP": 2}
-_ENDS_BLOCK = ("BRA", "EXIT", "RET", "BRX", "JMP", "JMX", "CALL", "BREAK", "WARPSYNC")
 # PTX loads, stores, atomics and FP32 arithmetic, and the one SASS instruction each becomes (beside any
 # sign extension or address work): how many of these a block holds per line tells its unroll factor
 _ONE_TO_ONE = re.compile(r"^\s*(@!?%\w+\s+)?(ld|st|fma|add\.f32|mul\.f32|add\.rn\.f32|mul\.rn\.f32|atom|red)\b")
-# global and local memory instructions: the LSU reads their registers when it begins them
-_LSU_MEMORY = {"LDG", "STG", "LD", "ST", "LDL", "STL", "ATOM", "ATOMG", "RED", "REDG"}
 _PRIMARY = {"LDG", "LDS", "LD", "STG", "STS", "ST", "LDL", "STL", "ATOM", "ATOMG", "ATOMS", "RED", "REDG",
             "FFMA", "FADD", "FMUL", "LDC"}
 
@@ -205,69 +191,6 @@ def disassemble(exe: str, dis: str, tagged: str, arch: str) -> str:
         return q.stdout
 
 
-def parse_listing(listing: str) -> list[list[tuple[str, int | None]]]:
-    """SASS basic blocks, each a list of (instruction text, PTX line or None, control bits or None), per
-    `nvdisasm -g -hex -c` (without -hex the control bits are None)."""
-    return parse_blocks(listing)[0]
-
-
-def parse_blocks(listing: str) -> tuple[list, list]:
-    """The SASS basic blocks (as `parse_listing`) and, per block, whether it lies in a loop: between a
-    label and a later branch back to it."""
-    blocks, cur, line, labels_at = [], [], None, []
-    starts: dict = {}            # label -> index of the block it starts
-    back: list = []              # (first block, last block) of each backward branch
-    for raw in listing.splitlines():
-        s = raw.strip()
-        hi = _HI_WORD.match(s)
-        if hi:
-            if cur and cur[-1][2] is None:
-                cur[-1] = (cur[-1][0], cur[-1][1], int(hi.group(1), 16) >> 41)
-            elif not cur and blocks and blocks[-1] and blocks[-1][-1][2] is None:     # a block's last instruction
-                blocks[-1][-1] = (blocks[-1][-1][0], blocks[-1][-1][1], int(hi.group(1), 16) >> 41)
-            continue
-        if s.startswith(".text.") or s.startswith(".section") or _SUBROUTINE.match(s):
-            line = None          # a new function: its lines start afresh
-            if cur and _SUBROUTINE.match(s):
-                blocks.append(cur)
-                cur, labels_at = [], []
-        m = _LINE.search(s)
-        if m:
-            line = int(m.group(1))
-            continue
-        lab = _LABEL.match(s)
-        if lab:
-            if cur:
-                blocks.append(cur)
-            cur, labels_at = [], [lab.group(1)]
-            starts[lab.group(1)] = len(blocks)
-            continue
-        ins = _INS.search(s)
-        if not ins:
-            continue
-        text = ins.group(2)
-        op = _opcode(text)
-        if op == "NOP":
-            continue
-        sb = _SELF_BRANCH.match(text)
-        if sb and not cur and sb.group(1) in labels_at:
-            continue             # the dead `BRA self` after the last EXIT
-        cur.append((text, line, None))
-        tgt = _BRANCH_TARGET.search(text)
-        if op == "BRA" and tgt and tgt.group(1) in starts:
-            back.append((starts[tgt.group(1)], len(blocks)))
-        if op in _ENDS_BLOCK:
-            blocks.append(cur)
-            cur, labels_at = [], []
-    if cur:
-        blocks.append(cur)
-    in_loop = [False] * len(blocks)
-    for first, last in back:
-        for b in range(first, min(last, len(blocks) - 1) + 1):
-            in_loop[b] = True
-    return blocks, in_loop
-
-
 def ptx_loops(text: str) -> list:
     """PTX loops as (first line, last line): from a label to a later branch back to it."""
     at, out = {}, []
@@ -280,14 +203,6 @@ def ptx_loops(text: str) -> list:
         if br and br.group(1) in at:
             out.append((at[br.group(1)], i))
     return out
-
-
-def _opcode(text: str) -> str:
-    """The SASS mnemonic without guard or modifiers: '@!P0 IMAD.WIDE.U32 R2, ...' -> 'IMAD'."""
-    t = text.split()
-    if t and t[0].startswith("@"):
-        t = t[1:]
-    return t[0].split(".")[0] if t else ""
 
 
 def build(blocks: list, text: str, in_loop: list | None = None) -> SassMap:
@@ -307,7 +222,7 @@ def build(blocks: list, text: str, in_loop: list | None = None) -> SassMap:
     last_ctrl: dict = {}                           # line -> control bits of its last SASS instruction
     at = 0                                         # listing position of the block's first instruction
     for bi, blk in enumerate(blocks):
-        lines = _fill_lines([x[1] for x in blk])
+        lines = fill_lines([x[1] for x in blk])
         _rank_lines(m.rank, blk, lines, at, None if kept is None else {ln for ln in lines if (bi, ln) in kept})
         at += len(blk)
         m.unmapped += sum(1 for ln in lines if ln is None)
@@ -320,9 +235,9 @@ def build(blocks: list, text: str, in_loop: list | None = None) -> SassMap:
         for (ins, _, ctrl), ln in zip(blk, lines):
             if ln is None or (kept is not None and (bi, ln) not in kept):
                 continue
-            op = _opcode(ins)
+            op = opcode(ins)
             if ctrl is not None:
-                stalls[ln] += (ctrl & 15) / unroll
+                stalls[ln] += control_fields(ctrl)[0] / unroll
                 last_ctrl[ln] = ctrl
             opcodes[ln][op] += 1
             vec = _LDS_VECTOR.match(ins.split()[1] if ins.startswith("@") else ins)
@@ -341,7 +256,7 @@ def build(blocks: list, text: str, in_loop: list | None = None) -> SassMap:
             m.spill_lines[ln] = (spills[ln][0] / len(copies), spills[ln][1] / len(copies))
         if ln in last_ctrl:
             m.stall[ln] = stalls[ln] / len(copies)
-    m.yields = sorted(ln for ln, c in last_ctrl.items() if not (c >> 4) & 1)
+    m.yields = sorted(ln for ln, c in last_ctrl.items() if control_fields(c)[1])
     m.rd_set, m.rd_wait = read_barriers(blocks, kept)
     m.opcodes = {ln: dict(c) for ln, c in opcodes.items()}
     # an atomic with a result on a warp-uniform address: ptxas elects one lane (VOTEU.ANY, FLO), adds the
@@ -349,34 +264,6 @@ def build(blocks: list, text: str, in_loop: list | None = None) -> SassMap:
     m.aggregated = sorted(ln for ln, c in opcodes.items()
                           if ("ATOMG" in c or "ATOM" in c) and ("VOTEU" in c or "VOTE" in c))
     return m
-
-
-def read_barriers(blocks: list, kept: set | None = None) -> tuple[dict, dict]:
-    """Write-after-read waits, from the control bits: per PTX line, the read barriers its global or local
-    memory SASS sets (released once the LSU has read the instruction's registers), and the read barriers
-    its SASS waits on (a wait on a barrier whose latest setter, in listing order, set it as such a read
-    barrier: ptxas makes the next writer of those registers, or a loop's back edge, wait for the read).
-    Bit b of a mask is scoreboard barrier b (0-5)."""
-    rd_set: dict = defaultdict(int)
-    rd_wait: dict = defaultdict(int)
-    read_by = [False] * 6           # per barrier: its latest setter set it as a memory read barrier
-    for bi, blk in enumerate(blocks):
-        lines = _fill_lines([x[1] for x in blk])
-        for (ins, _, ctrl), ln in zip(blk, lines):
-            if ctrl is None:
-                continue
-            wr, rd, wait = (ctrl >> 5) & 7, (ctrl >> 8) & 7, (ctrl >> 11) & 63
-            keep = ln is not None and (kept is None or (bi, ln) in kept)
-            hit = sum(1 << b for b in range(6) if (wait >> b) & 1 and read_by[b])
-            if hit and keep:
-                rd_wait[ln] |= hit
-            if wr < 6:
-                read_by[wr] = False
-            if rd < 6:
-                read_by[rd] = _opcode(ins) in _LSU_MEMORY
-                if read_by[rd] and keep:
-                    rd_set[ln] |= 1 << rd
-    return dict(rd_set), dict(rd_wait)
 
 
 def _rank_lines(rank: dict, blk: list, lines: list, at: int, kept: set | None) -> None:
@@ -388,15 +275,15 @@ def _rank_lines(rank: dict, blk: list, lines: list, at: int, kept: set | None) -
     for i, ((ins, *_), ln) in enumerate(zip(blk, lines)):
         if ln is None or ln in rank or (kept is not None and ln not in kept):
             continue
-        if ln not in first or (first[ln][1] is False and _opcode(ins) in _PRIMARY):
-            first[ln] = (at + i, _opcode(ins) in _PRIMARY)
+        if ln not in first or (first[ln][1] is False and opcode(ins) in _PRIMARY):
+            first[ln] = (at + i, opcode(ins) in _PRIMARY)
     for ln, (pos, _) in first.items():
         rank[ln] = pos
 
 
 def _unroll(blk, lines, one_to_one) -> int:
     """A block's unroll factor: the commonest count, per line, of its primary SASS of one-to-one lines."""
-    primary = Counter(ln for (ins, *_), ln in zip(blk, lines) if ln in one_to_one and _opcode(ins) in _PRIMARY)
+    primary = Counter(ln for (ins, *_), ln in zip(blk, lines) if ln in one_to_one and opcode(ins) in _PRIMARY)
     steady = Counter(primary.values())
     return max(1, steady.most_common(1)[0][0]) if steady else 1
 
@@ -409,7 +296,7 @@ def _kept_copies(blocks, in_loop, loops, text) -> set:
     one_to_one = {i + 1 for i, s in enumerate(ptx) if _ONE_TO_ONE.match(s)}
     where: dict = defaultdict(list)          # line -> [(block, in a loop or unrolled)]
     for bi, blk in enumerate(blocks):
-        lines = _fill_lines([x[1] for x in blk])
+        lines = fill_lines([x[1] for x in blk])
         looped = in_loop[bi] or _unroll(blk, lines, one_to_one) > 1
         for ln in set(lines):
             if ln is not None:
@@ -423,24 +310,6 @@ def _kept_copies(blocks, in_loop, loops, text) -> set:
         else:
             kept.update((bi, ln) for bi, _ in copies)
     return kept
-
-
-def _fill_lines(lines: list) -> list:
-    """Unlined SASS takes the line before it in its block, else the one after it."""
-    out, last = list(lines), None
-    for i, ln in enumerate(out):
-        if ln is None:
-            out[i] = last
-        else:
-            last = ln
-    nxt = None
-    for i in range(len(out) - 1, -1, -1):
-        if out[i] is None:
-            out[i] = nxt
-        else:
-            nxt = out[i]
-    return out
-
 
 
 def pc_weights(m: SassMap, lines) -> np.ndarray:

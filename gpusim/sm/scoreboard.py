@@ -8,7 +8,7 @@ producer's latency comes from its pipeline or memory unit.
 as variable-latency MIO operations that set a scoreboard (S2R for %tid, %laneid, %ctaid and the like;
 SHFL, MATCH, REDUX): their consumers wait on short_scoreboard, not on `wait`.
 
-The SASS model adds ptxas's write-after-read waits (gpusim/sassmap.py `read_barriers`): a global or
+The SASS model adds ptxas's write-after-read waits (gpusim/sasslisting.py `read_barriers`): a global or
 local memory instruction's registers are read when the LSU begins it, not when it issues, so ptxas
 gives it a read barrier and makes later SASS that would overwrite those registers (or a loop's back
 edge) wait for it. `rd_set`/`rd_wait` are, per pc, the barriers (bit masks) its SASS sets and waits

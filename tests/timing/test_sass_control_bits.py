@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import gpusim
-from gpusim import sassmap
+from gpusim import sasslisting, sassmap
 from gpusim.presets import get_preset
 from gpusim.sm.scheduler import NEVER, gto_key, gty_key
 
@@ -39,7 +39,7 @@ HEX_PTX = "\n".join(["", "ld.param.u32 %r1, [p];", "setp.ne.u32 %p1, %r1, 1;", "
 
 
 def test_control_bits_give_each_line_its_stall_cycles_and_yield():
-    blocks = sassmap.parse_listing(HEX_LISTING)
+    blocks = sasslisting.parse_listing(HEX_LISTING)
     assert [[(op.split()[0], ln, c & 15) for op, ln, c in b] for b in blocks] == \
         [[("LDC", 2, 8), ("IADD3", 3, 1), ("ISETP.NE.AND", 3, 13), ("@P1", 4, 5)], [("EXIT", 4, 5)]]
     m = sassmap.build(blocks, HEX_PTX)
@@ -51,7 +51,7 @@ def test_control_bits_give_each_line_its_stall_cycles_and_yield():
 
 
 def test_a_listing_without_encodings_has_no_control_bits():
-    blocks = sassmap.parse_listing(re.sub(r"\s*/\* 0x[0-9a-f]+ \*/", "", HEX_LISTING))
+    blocks = sasslisting.parse_listing(re.sub(r"\s*/\* 0x[0-9a-f]+ \*/", "", HEX_LISTING))
     assert [len(b) for b in blocks] == [4, 1]
     assert all(c is None for b in blocks for _, _, c in b)
     m = sassmap.build(blocks, HEX_PTX)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import gpusim
-from gpusim import sassmap
+from gpusim import sasslisting, sassmap
 from gpusim.isa import opcodes as oc
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -84,7 +84,7 @@ LISTING_PTX = "\n".join([""] * 19 + ["ld.global.f32 %f1, [%rd1];", "fma.rn.f32 %
 
 
 def test_unrolled_copies_count_once_per_execution_and_spills_are_found():
-    blocks = sassmap.parse_listing(LISTING)
+    blocks = sasslisting.parse_listing(LISTING)
     assert [len(b) for b in blocks] == [1, 8, 2]              # NOP and the dead self-branch dropped
     m = sassmap.build(blocks, LISTING_PTX)
     # the loop block holds line 20's load twice: unrolled by 2, so each line costs half its SASS there;
@@ -232,7 +232,7 @@ HOIST_PTX = "\n".join(["", "mov.u32 %r4, 0;", "mov.u32 %r9, %ctaid.x;", "$L__BB0
 
 
 def test_work_ptxas_hoisted_out_of_a_loop_counts_nothing_per_trip():
-    blocks, in_loop = sassmap.parse_blocks(HOIST_LISTING)
+    blocks, in_loop = sasslisting.parse_blocks(HOIST_LISTING)
     assert in_loop == [False, True, False]
     m = sassmap.build(blocks, HOIST_PTX, in_loop)
     assert 6 not in m.weight             # line 6 is in the PTX loop; its LEA sits before the SASS loop

@@ -1,13 +1,13 @@
 """Write-after-read waits in the SASS model: the LSU reads a global memory instruction's registers when it
 begins the instruction, so ptxas gives it a read barrier and makes later SASS (the next writer of those
-registers, a loop's back edge) wait for that barrier (gpusim/sassmap.py `read_barriers`,
+registers, a loop's back edge) wait for that barrier (gpusim/sasslisting.py `read_barriers`,
 gpusim/sm/scoreboard.py). A warp held there stalls on long_scoreboard."""
 import numpy as np
 import pytest
 from numba import cuda
 
 import gpusim
-from gpusim import sassmap
+from gpusim import sasslisting, sassmap
 from gpusim.presets import get_preset
 from gpusim.sm import scoreboard
 from gpusim.sm.stalls import LONG_SCOREBOARD, WAIT
@@ -43,8 +43,8 @@ PTX = "\n".join(["", "ld.param.u64 %rd1, [p];", "add.s32 %r4, %r2, 1;", "red.glo
 
 
 def test_a_wait_on_a_memory_instructions_read_barrier_is_a_write_after_read_wait():
-    blocks = sassmap.parse_listing(LISTING)
-    rd_set, rd_wait = sassmap.read_barriers(blocks)
+    blocks = sasslisting.parse_listing(LISTING)
+    rd_set, rd_wait = sasslisting.read_barriers(blocks)
     assert rd_set == {4: 1}          # the REDG sets read barrier 0
     assert rd_wait == {6: 1}         # the back edge waits on it; line 3 waits on the LDC's write barrier 0
     m = sassmap.build(blocks, PTX)
@@ -78,7 +78,7 @@ REUSED = """
 
 
 def test_a_barrier_last_set_as_a_write_barrier_is_not_a_write_after_read_wait():
-    rd_set, rd_wait = sassmap.read_barriers(sassmap.parse_listing(REUSED))
+    rd_set, rd_wait = sasslisting.read_barriers(sasslisting.parse_listing(REUSED))
     assert rd_set == {2: 1 << 3, 5: 1 << 5}
     assert rd_wait == {6: 1 << 5}        # line 4's wait on barrier 3 is the LDG's result, not a read
 

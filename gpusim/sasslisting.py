@@ -1,0 +1,151 @@
+"""nvdisasm's listing read back: the SASS basic blocks of a line-tagged cubin, each instruction with the
+PTX line it came from and its control word, and what the control words say about read barriers.
+
+`nvdisasm -g -hex -c` prints each SASS instruction with the `//## File "ptx", line N` tag of the PTX
+line ptxas compiled it from (gpusim/sassmap.py tags every line) and, on the next line, the high word
+of its encoding. The top 23 bits of that word are the control bits ptxas sets for the warp scheduler
+(`CONTROL_SHIFT`): stall cycles (bits 0-3 of the control word), the yield flag (4: clear = switch to
+another warp), the barrier the instruction's result releases (5-7), the barrier its operand reads
+release (8-10; 7: none) and the barriers it waits on (11-16, one bit each).
+"""
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+CONTROL_SHIFT = 41            # the control word is the encoding's high word >> 41
+NO_BARRIER = 7
+_LINE = re.compile(r'//## File "ptx", line (\d+)')
+_INS = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
+_LABEL = re.compile(r"^(\.L_x_\d+):")
+# a subroutine ptxas placed after the kernel's code in a whole-program cubin (64-bit division and the like:
+# `$__internal_0_$__cuda_sm20_div_s64:`, reached by CALL.REL); it names no PTX line
+_SUBROUTINE = re.compile(r"^\$__internal_\w*\$[\w$]*:")
+_SELF_BRANCH = re.compile(r"^BRA\s+`\((\.L_x_\d+)\)")
+# the high word of an instruction's encoding, on the line after it (`nvdisasm -hex`)
+_HI_WORD = re.compile(r"^/\*\s*0x([0-9a-f]{16})\s*\*/$")
+_BRANCH_TARGET = re.compile(r"`\((\.L_x_\d+)\)")
+_ENDS_BLOCK = ("BRA", "EXIT", "RET", "BRX", "JMP", "JMX", "CALL", "BREAK", "WARPSYNC")
+# global and local memory instructions: the LSU reads their registers when it begins them
+LSU_MEMORY = {"LDG", "STG", "LD", "ST", "LDL", "STL", "ATOM", "ATOMG", "RED", "REDG"}
+
+
+def control_fields(ctrl: int) -> tuple[int, bool, int, int, int]:
+    """A control word's (stall cycles, yields, result barrier, read barrier, wait mask)."""
+    return ctrl & 15, not (ctrl >> 4) & 1, (ctrl >> 5) & 7, (ctrl >> 8) & 7, (ctrl >> 11) & 63
+
+
+def parse_listing(listing: str) -> list[list[tuple[str, int | None]]]:
+    """SASS basic blocks, each a list of (instruction text, PTX line or None, control bits or None), per
+    `nvdisasm -g -hex -c` (without -hex the control bits are None)."""
+    return parse_blocks(listing)[0]
+
+
+def parse_blocks(listing: str) -> tuple[list, list]:
+    """The SASS basic blocks (as `parse_listing`) and, per block, whether it lies in a loop: between a
+    label and a later branch back to it."""
+    blocks, cur, line, labels_at = [], [], None, []
+    starts: dict = {}            # label -> index of the block it starts
+    back: list = []              # (first block, last block) of each backward branch
+    for raw in listing.splitlines():
+        s = raw.strip()
+        hi = _HI_WORD.match(s)
+        if hi:
+            if cur and cur[-1][2] is None:
+                cur[-1] = (cur[-1][0], cur[-1][1], int(hi.group(1), 16) >> CONTROL_SHIFT)
+            elif not cur and blocks and blocks[-1] and blocks[-1][-1][2] is None:     # a block's last instruction
+                blocks[-1][-1] = (blocks[-1][-1][0], blocks[-1][-1][1], int(hi.group(1), 16) >> CONTROL_SHIFT)
+            continue
+        if s.startswith(".text.") or s.startswith(".section") or _SUBROUTINE.match(s):
+            line = None          # a new function: its lines start afresh
+            if cur and _SUBROUTINE.match(s):
+                blocks.append(cur)
+                cur, labels_at = [], []
+        m = _LINE.search(s)
+        if m:
+            line = int(m.group(1))
+            continue
+        lab = _LABEL.match(s)
+        if lab:
+            if cur:
+                blocks.append(cur)
+            cur, labels_at = [], [lab.group(1)]
+            starts[lab.group(1)] = len(blocks)
+            continue
+        ins = _INS.search(s)
+        if not ins:
+            continue
+        text = ins.group(2)
+        op = opcode(text)
+        if op == "NOP":
+            continue
+        sb = _SELF_BRANCH.match(text)
+        if sb and not cur and sb.group(1) in labels_at:
+            continue             # the dead `BRA self` after the last EXIT
+        cur.append((text, line, None))
+        tgt = _BRANCH_TARGET.search(text)
+        if op == "BRA" and tgt and tgt.group(1) in starts:
+            back.append((starts[tgt.group(1)], len(blocks)))
+        if op in _ENDS_BLOCK:
+            blocks.append(cur)
+            cur, labels_at = [], []
+    if cur:
+        blocks.append(cur)
+    in_loop = [False] * len(blocks)
+    for first, last in back:
+        for b in range(first, min(last, len(blocks) - 1) + 1):
+            in_loop[b] = True
+    return blocks, in_loop
+
+
+def opcode(text: str) -> str:
+    """The SASS mnemonic without guard or modifiers: '@!P0 IMAD.WIDE.U32 R2, ...' -> 'IMAD'."""
+    t = text.split()
+    if t and t[0].startswith("@"):
+        t = t[1:]
+    return t[0].split(".")[0] if t else ""
+
+
+def fill_lines(lines: list) -> list:
+    """Unlined SASS takes the line before it in its block, else the one after it."""
+    out, last = list(lines), None
+    for i, ln in enumerate(out):
+        if ln is None:
+            out[i] = last
+        else:
+            last = ln
+    nxt = None
+    for i in range(len(out) - 1, -1, -1):
+        if out[i] is None:
+            out[i] = nxt
+        else:
+            nxt = out[i]
+    return out
+
+
+def read_barriers(blocks: list, kept: set | None = None) -> tuple[dict, dict]:
+    """Write-after-read waits, from the control bits: per PTX line, the read barriers its global or local
+    memory SASS sets (released once the LSU has read the instruction's registers), and the read barriers
+    its SASS waits on (a wait on a barrier whose latest setter, in listing order, set it as such a read
+    barrier: ptxas makes the next writer of those registers, or a loop's back edge, wait for the read).
+    Bit b of a mask is scoreboard barrier b (0-5)."""
+    rd_set: dict = defaultdict(int)
+    rd_wait: dict = defaultdict(int)
+    read_by = [False] * 6           # per barrier: its latest setter set it as a memory read barrier
+    for bi, blk in enumerate(blocks):
+        lines = fill_lines([x[1] for x in blk])
+        for (ins, _, ctrl), ln in zip(blk, lines):
+            if ctrl is None:
+                continue
+            _, _, wr, rd, wait = control_fields(ctrl)
+            keep = ln is not None and (kept is None or (bi, ln) in kept)
+            hit = sum(1 << b for b in range(6) if (wait >> b) & 1 and read_by[b])
+            if hit and keep:
+                rd_wait[ln] |= hit
+            if wr != NO_BARRIER:
+                read_by[wr] = False
+            if rd != NO_BARRIER:
+                read_by[rd] = opcode(ins) in LSU_MEMORY
+                if read_by[rd] and keep:
+                    rd_set[ln] |= 1 << rd
+    return dict(rd_set), dict(rd_wait)
