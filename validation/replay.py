@@ -23,7 +23,9 @@ EXACT = ["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pip
 SHOWN = ["l1tex__t_sector_hit_rate.pct", "lts__t_sector_hit_rate.pct", "dram__bytes_read.sum",
          "dram__bytes_write.sum", "sm__warps_active.avg.pct_of_peak_sustained_active", "smsp__inst_executed.sum",
          "launch__shared_mem_config_size"]
-LATENCY_CASES = {"chase_l1": "L1", "chase_l2": "L2", "chase_dram": "DRAM", "chase_shared": "shared"}
+LATENCY_CASES = {"chase_l1": "L1", "chase_l2": "L2", "chase_dram": "DRAM", "chase_shared": "shared",
+                 "chase_dram_4m": "DRAM 4 MiB", "chase_dram_seq": "DRAM in order",
+                 "chase_dram_seq1k": "DRAM in order, 1 KiB"}
 # groups never used to fit the preset (`gpusim calibrate` reads only microbenchmarks): the held-out kernels
 HELD_OUT_GROUPS = {"programs"}
 THRESHOLDS = ROOT / "validation" / "thresholds.json"

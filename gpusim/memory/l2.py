@@ -37,6 +37,12 @@ class L2Spec:
     atomic_latency: int = param(300, "cycles", "a global atomic's round trip when it does not wait", (0, MAX_CYCLES))
     atomic_interval: float = param(1.46, "cycles", "slice time per atomic operation on one sector (fitted: atomics)",
                                    (0.0, 10_000.0))
+    atomic_line_interval: float = param(1.2, "cycles", "slice time per sector operation of an integer atomic "
+                                                       "request that covers all four sectors of a line, no two "
+                                                       "lanes on one address (a coalesced warp RED; fitted: "
+                                                       "gatomic_wrap32, 1.20 cycles per operation of its one "
+                                                       "slice, and validation/probes/atomic_slices.py, 1.19-1.29)",
+                                        (0.0, 10_000.0))
     atomic_unit_bytes: int = param(512, "B", "contiguous bytes whose atomics one slice's atomic unit performs "
                                              "(fitted: gatomic_per_cta and gatomic_bins256, whose busiest slice "
                                              "performs the atomics of exactly 512 B of counters, "
@@ -90,7 +96,7 @@ class L2Spec:
 
 L2 = namedtuple("L2", "cache slice_free latency atomic_latency slice_bandwidth atomic_interval counters probe "
                      "atomic_free atomic_shift float_chain chain_sector chain_ready write_miss fill_free write_cost "
-                     "partial_cost write_queue accepted")
+                     "partial_cost write_queue accepted atomic_line_interval")
 LOOKUPS, HITS, WRITE_SECTORS = range(3)      # counters
 # probe: (slice, cycle the sector got to it, hit) of the slowest access since the caller set probe[0] = -1
 # (a miss outranks a hit); the event recorder reads it for the requests it samples (gpusim/timing/events.py)
@@ -104,7 +110,7 @@ def make_state(spec: L2Spec) -> L2:
               np.float64(spec.atomic_float_chain), np.full(spec.slices, -1, np.int64),
               np.zeros(spec.slices, np.float64), np.float64(spec.write_miss_cycles), np.zeros(spec.slices, np.float64),
               np.float64(spec.write_cost), np.float64(spec.partial_write_cost), np.float64(spec.write_queue_cycles),
-              np.zeros(1, np.float64))
+              np.zeros(1, np.float64), np.float64(spec.atomic_line_interval))
 
 
 def counters(l2: L2) -> dict:
@@ -183,9 +189,11 @@ def l2_access(l2, noc, dram, sm, sector, now, is_write, partial=False, merge=0):
 
 
 @njit
-def l2_atomic(l2, noc, dram, sm, sector, now, ways, is_float=False):
+def l2_atomic(l2, noc, dram, sm, sector, now, ways, is_float=False, full_line=False):
     """An atomic on one sector at its slice, `ways` operations deep (the most lanes on one of its
     addresses: distinct addresses of one sector are one operation): the cycle its result is back.
+    full_line: an integer request that covers all four sectors of the line, one lane per address; its
+    operations take `atomic_line_interval` each.
     A floating-point one (is_float) starts no sooner than `float_chain` cycles after the unit's last
     floating-point atomic on the same sector began: it needs that one's sum."""
     nsl = l2.slice_free.shape[0]
@@ -200,7 +208,7 @@ def l2_atomic(l2, noc, dram, sm, sector, now, ways, is_float=False):
             t = l2.chain_ready[au]
         l2.chain_sector[au] = sector
         l2.chain_ready[au] = t + l2.float_chain
-    busy = l2.atomic_interval * ways          # the read-modify-write operations, one after another
+    busy = (l2.atomic_line_interval if full_line else l2.atomic_interval) * ways   # one after another
     l2.atomic_free[au] = t + busy
     l2.counters[LOOKUPS] += 1
     ti = np.int64(t + busy)

@@ -316,6 +316,14 @@ def sector_ways(addrs, mask, sector):
 
 
 @njit
+def full_line(sectors, ns, k):
+    """Whether sorted `sectors[:ns]` hold all four sectors of sectors[k]'s line."""
+    first = sectors[k] & ~np.int64(3)
+    p = k - (sectors[k] & 3)
+    return p >= 0 and p + 3 < ns and sectors[p] == first and sectors[p + 3] == first + 3
+
+
+@njit
 def global_atomic(lsu, l1, l2, noc, dram, tr_addr, mask, size, sm, pc, now, w):
     """Atomics/reductions at L2. Lanes on one address serialise at the SM (the warp's busiest address)
     and again at the slice (per sector, its busiest address); distinct addresses in one sector share
@@ -331,7 +339,8 @@ def global_atomic(lsu, l1, l2, noc, dram, tr_addr, mask, size, sm, pc, now, w):
     for k in range(ns):
         ways = 1 if worst == 1 else sector_ways(tr_addr, mask, lsu.sectors[k])
         done = max(done, l2_atomic(l2, noc, dram, sm, lsu.sectors[k], start + l1.latency, ways,
-                                   lsu.float_atomic[pc] != 0))
+                                   lsu.float_atomic[pc] != 0,
+                                   worst == 1 and lsu.float_atomic[pc] == 0 and full_line(lsu.sectors, ns, k)))
     lsu.last_drain[0] = max(lsu.last_drain[0], done)
     lsu.drain_at[w] = max(lsu.drain_at[w], lsu.free_at[sm] + l1.latency)    # sent off, not performed
     return done

@@ -54,6 +54,10 @@ class PipelineSpec:
                             (1, MAX_CYCLES))
     lat_misc: int = param(12, "cycles", "conversions, shuffles, votes and other MIO-side operations", (1, MAX_CYCLES))
     ii_misc: int = param(2, "cycles", "their issue interval", (1, 10_000))
+    lat_s2r: int = param(31, "cycles", "a special-register read (S2R: %tid, %ctaid, %laneid...) to its result "
+                                       "(fitted: the short_scoreboard cycles per instruction of launch_empty, "
+                                       "dispatch_c32 and dispatch_c256, 1.89 / 0.64 / 1.25 on the H100: 30, 31 "
+                                       "and 34 cycles fit them one by one)", (1, MAX_CYCLES))
     lat_barrier: int = param(20, "cycles", "from the last arrival at bar.sync to the waiting warps' next issue",
                              (1, MAX_CYCLES))
     # Fitted on the H100 (validation/tensor, data/h100/tensor): mma.sync does not reach the whitepaper's

@@ -6,7 +6,8 @@ producer's latency comes from its pipeline or memory unit.
 
 `variable` marks, per pc, the instructions whose PTX class is a fixed-latency one but which the SM runs
 as variable-latency MIO operations that set a scoreboard (S2R for %tid, %laneid, %ctaid and the like;
-SHFL, MATCH, REDUX): their consumers wait on short_scoreboard, not on `wait`.
+SHFL, MATCH, REDUX): their consumers wait on short_scoreboard, not on `wait`, for at least the
+pipelines' `lat_s2r` (S2R) or `lat_misc` (the MIO operations) cycles: `variable[pc]` holds that latency.
 
 The SASS model adds ptxas's write-after-read waits (gpusim/sasslisting.py `read_barriers`): a global or
 local memory instruction's registers are read when the LSU begins it, not when it issues, so ptxas
@@ -67,25 +68,28 @@ def register_lists(d):
     return reads, writes
 
 
-def variable_latency(d) -> np.ndarray:
-    """Per pc: 1 for a special-register read (S2R) or a shuffle/match/redux (MIO), 0 otherwise."""
+def variable_latency(d, mio_latency: int = 1, s2r_latency: int = 1) -> np.ndarray:
+    """Per pc: the least latency of a variable-latency result that sets a scoreboard: `s2r_latency` for a
+    special-register read (S2R), `mio_latency` for a shuffle/match/redux (MIO); 0 for everything else."""
     out = np.zeros(d.n, np.int64)
     for pc in range(d.n):
         if int(d.ins[pc, oc.F_OP]) in _MIO_OPS:
-            out[pc] = 1
+            out[pc] = mio_latency
             continue
         for s in range(oc.S0, oc.NSLOT):
             if d.opk[pc, s] == oc.OK_SREG and int(d.opv[pc, s]) in _S2R:
-                out[pc] = 1
+                out[pc] = s2r_latency
     return out
 
 
-def make_state(d, n_warps: int, read_barriers=None) -> Scoreboard:
-    """read_barriers: per pc, (barriers set, barriers waited on) as bit masks (the SASS model), else none."""
+def make_state(d, n_warps: int, read_barriers=None, mio_latency: int = 1, s2r_latency: int = 1) -> Scoreboard:
+    """read_barriers: per pc, (barriers set, barriers waited on) as bit masks (the SASS model), else none.
+    mio_latency, s2r_latency: the least latencies of MIO operations and S2R (`variable_latency`)."""
     reads, writes = register_lists(d)
     rb = np.zeros((d.n, 2), np.int64) if read_barriers is None else np.ascontiguousarray(read_barriers, np.int64)
     return Scoreboard(reads, writes, np.zeros((n_warps, d.nregs), np.int64), np.zeros((n_warps, d.nregs), np.int64),
-                      variable_latency(d), np.ascontiguousarray(rb[:, 0]), np.ascontiguousarray(rb[:, 1]),
+                      variable_latency(d, mio_latency, s2r_latency), np.ascontiguousarray(rb[:, 0]),
+                      np.ascontiguousarray(rb[:, 1]),
                       np.zeros((n_warps, N_BARRIERS), np.int64))
 
 

@@ -197,7 +197,7 @@ def issue(P, M, U, counters, w, pc, now):
             kind = KIND_SHORT
         elif U.scoreboard.variable[pc] != 0 and lat > 0:    # S2R, SHFL: MIO operations with a scoreboard
             kind = KIND_SHORT
-            lat = max(lat, U.pipes.latency[oc.C_MISC])
+            lat = max(lat, U.scoreboard.variable[pc])
         elif s.wait_cycles[pc] > 0 and (cls == oc.C_INT or cls == oc.C_INT64 or cls == oc.C_FP32
                                         or cls == oc.C_FP64 or cls == oc.C_MISC):
             lat = 0     # the SASS model with ptxas's stall cycles: they hold the warp for its fixed latencies

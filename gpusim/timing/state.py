@@ -20,7 +20,8 @@ def make_units(spec, d, warps_per_sm: int, ctas_per_sm: int, record: events.Even
     return Units(
         sched=scheduler.make_state(spec.scheduler, nsm, warps_per_sm, d.n,
                                    None if slots is None else slots[:, 7:9]),
-        scoreboard=scoreboard.make_state(d, n_warps, None if slots is None else slots[:, 9:11]),
+        scoreboard=scoreboard.make_state(d, n_warps, None if slots is None else slots[:, 9:11], spec.pipes.lat_misc,
+                                         spec.pipes.lat_s2r),
         pipes=pipelines.make_state(spec.pipes, nsm * spec.scheduler.subpartitions, spec.l1.latency,
                                    spec.l2.atomic_latency, d, spec.scheduler.subpartitions,
                                    None if slots is None else slots[:, :3]),

@@ -96,3 +96,32 @@ def test_float_atomic_pcs_are_the_atom_and_red_on_float_data():
            "atom.global.add.f32 %f1, [%rd1], %f1;\nret;\n}\n")
     d = gpusim.load_ptx(ptx)["k"].decoded
     assert list(np.flatnonzero(float_atomics(d))) == [1, 3]      # red.add.f32 and atom.add.f32, not the u32
+
+
+def _unit_busy_after(spec, addrs, mask=ALL):
+    """When the atomic unit owning addrs[0]'s line is free again after one warp atomic on `addrs`."""
+    from gpusim.memory.l2 import slice_of as sl_of
+    U = _units(spec)
+    global_atomic(U.lsu, U.l1, U.l2, U.noc, U.dram, addrs, mask, 4, 0, 0, 0, 0)
+    au = sl_of(int(addrs[0]) >> 5, spec.l2.slices, U.l2.atomic_shift)
+    return float(U.l2.atomic_free[au])
+
+
+def test_a_coalesced_atomic_covering_a_whole_line_takes_the_line_rate_per_operation():
+    from gpusim.sm.lsu import full_line
+    # both slower than the slice's tag rate (32 B a sector at its bandwidth share), so the unit sets the pace
+    a, ln = 5.0, 2.0
+    spec = H100.with_(**{"l2.atomic_interval": a, "l2.atomic_line_interval": ln})
+    line = (1 << 20) + 4 * np.arange(32, dtype=np.int64)         # 32 words: the line's 4 sectors, 8 lanes each
+    sectors = np.array([32768, 32769, 32770, 32771, 32776], np.int64)
+    assert [full_line(sectors, 5, k) for k in range(5)] == [True] * 4 + [False]
+    quick = _unit_busy_after(spec, line)
+    # three lanes off: sector 32771 keeps lanes 24..28, still all four sectors: still the line rate
+    assert _unit_busy_after(spec, line, np.int64(0x1FFFFFFF)) == quick
+    # lanes 24..31 off: three sectors of the line only, each at the ordinary rate
+    three = _unit_busy_after(spec, line, np.int64(0x00FFFFFF))
+    assert three - quick == 3 * a - 4 * ln
+    # two lanes on one address: not a coalesced request, every sector at the ordinary rate
+    same = line.copy()
+    same[1] = same[0]
+    assert _unit_busy_after(spec, same) - quick == 4 * a - 4 * ln + a

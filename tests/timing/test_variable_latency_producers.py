@@ -43,7 +43,15 @@ def test_a_special_register_read_is_waited_for_on_the_short_scoreboard():
     r, out = _run(TID)
     assert (out[:32] == np.arange(32) + 5).all()
     s = _stalls_at(r, "add.u32")
-    assert s.get("short_scoreboard", 0) >= H100.pipes.lat_misc - 2 and "wait" not in s   # one warp
+    assert s.get("short_scoreboard", 0) >= H100.pipes.lat_s2r - 2 and "wait" not in s   # one warp
+
+
+def test_a_special_register_read_takes_the_s2r_latency_not_the_mio_one():
+    slow, _ = _run(TID, **{"pipes.lat_s2r": 60, "pipes.lat_misc": 5})
+    fast, _ = _run(TID, **{"pipes.lat_s2r": 5, "pipes.lat_misc": 60})
+    assert _stalls_at(slow, "add.u32").get("short_scoreboard", 0) >= 58
+    assert _stalls_at(fast, "add.u32").get("short_scoreboard", 0) <= 5
+    assert slow.cycles > fast.cycles
 
 
 def test_a_shuffle_result_is_waited_for_on_the_short_scoreboard():

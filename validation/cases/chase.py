@@ -13,6 +13,11 @@ Cycles are read with %clock64 before and after the timed steps; `derive` gives c
               L2 flushed before the launch every step misses L2 (and often the TLBs). Without a flush,
               repeated launches find the 4096 lines in L2: read the 'l2_flushed' clock figures.
 - chase_shared: a 16 KiB shared-memory array (4096 words, random cycle), one thread chasing.
+- chase_dram_4m: 4 MiB footprint (two 2-MiB pages), 32768 nodes 128 B apart, random order, 4096 steps
+              with the L2 flushed: DRAM latency without the TLB misses chase_dram's 512 MiB may take.
+- chase_dram_seq: the same 4 MiB, the nodes visited in address order (each step the next 128-B line):
+              DRAM latency when consecutive misses fall in the same DRAM rows.
+- chase_dram_seq1k: 64 MiB, nodes 1 KiB apart in address order: each step a new line 1 KiB on.
 """
 from __future__ import annotations
 
@@ -56,20 +61,21 @@ def chase_shared(arr, start, warm, steps, out):
         out[0] = t1 - t0
 
 
-def _chain(footprint_bytes: int, stride_bytes: int, seed: int):
-    """uint32 array of footprint_bytes/4 with a random one-cycle chain through nodes stride apart."""
+def _chain(footprint_bytes: int, stride_bytes: int, seed: int, ordered: bool = False):
+    """uint32 array of footprint_bytes/4 with a one-cycle chain through nodes stride apart: in a random
+    order, or (ordered) in address order."""
     n = footprint_bytes // 4
     step = stride_bytes // 4
     nodes = np.arange(0, n, step, dtype=np.int64)
-    order = nodes[np.random.default_rng(seed).permutation(nodes.size)]
+    order = nodes if ordered else nodes[np.random.default_rng(seed).permutation(nodes.size)]
     arr = np.zeros(n, np.uint32)
     arr[order] = np.roll(order, -1).astype(np.uint32)
     return arr, order
 
 
-def _make(name, desc, kernel, footprint, stride, warm, steps, block=32):
+def _make(name, desc, kernel, footprint, stride, warm, steps, block=32, ordered=False):
     def inputs(seed=0):
-        arr, order = _chain(footprint, stride, seed)
+        arr, order = _chain(footprint, stride, seed, ordered)
         return {"arr": arr, "start": np.uint32(order[0]), "warm": np.int64(warm),
                 "steps": np.int64(steps), "out": np.full(2, -1, np.int64),
                 "_order": order}
@@ -106,4 +112,10 @@ CASES = [
           chase_global, 512 << 20, 64 << 10, 0, 4096),
     _make("chase_shared", "pointer chase in a 16 KiB shared array, one thread: shared-memory latency",
           chase_shared, SHARED_WORDS * 4, 4, 0, 4096),
+    _make("chase_dram_4m", "pointer chase, 4 MiB footprint, 128 B stride, random order, L2 flushed: DRAM "
+          "latency within two pages", chase_global, 4 << 20, 128, 0, 4096),
+    _make("chase_dram_seq", "pointer chase, 4 MiB footprint, 128 B stride in address order, L2 flushed: "
+          "DRAM latency on consecutive lines", chase_global, 4 << 20, 128, 0, 4096, ordered=True),
+    _make("chase_dram_seq1k", "pointer chase, 64 MiB footprint, 1 KiB stride in address order, L2 flushed",
+          chase_global, 64 << 20, 1024, 0, 4096, ordered=True),
 ]

@@ -24,8 +24,15 @@ kernel for numba's CUDA simulator (validation/smoke.py) and for quick gpusim fun
     gatomic_lane0_one     lane 0 of every warp adds 1 to one int32 address, 8 times (33,792 one-lane REDs)
     gatomic_lane0_one_f32 the same in float32 (the tail of a float reduction: prog_reduce_shared)
     gatomic_lane0_per_warp lane 0 of every warp, one address per warp: one-lane requests without a chain
+    gatomic_wrap32        thread t adds 1 to word t % 32, 8 times: every warp RED to the same line,
+                          32 distinct addresses (4 sectors); all the grid's REDs at one atomic unit
+    gatomic_wrap256       thread t to word t % 256 (1 KiB): coalesced REDs into a small array, the
+                          merge at the end of a privatized 256-bin histogram
+    gatomic_wrap2048      thread t to word t % 2048 (8 KiB, 64 lines)
   (the float32 four and the three lane-0 cases were added after the first recording: float atomics
-  at one address are the end of many reductions, and their L2 cost need not be the integer one)
+  at one address are the end of many reductions, and their L2 cost need not be the integer one; the
+  three wrap cases were added 2026-11-27: coalesced REDs of distinct addresses into a small array, a
+  different unit workload from one address per warp)
 - dispatch: CTA launch rate with CTAs too short to matter. Thread 0 of every CTA records %smid and
   its start %clock64; `derive` gives per-SM CTA counts and the intervals between CTA starts on one
   SM (%clock64 compared only within an SM).

@@ -51,6 +51,13 @@ def gatomic_fixed_f32(shift, stride, reps, counters):
         cuda.atomic.add(counters, idx, np.float32(1.0))
 
 
+def gatomic_wrap(mask, reps, counters):
+    t = cuda.grid(1)
+    idx = t & mask
+    for _ in range(reps):
+        cuda.atomic.add(counters, idx, 1)
+
+
 def gatomic_lane0(shift, stride, reps, counters):
     t = cuda.grid(1)
     if t & 31 == 0:
@@ -137,6 +144,26 @@ def _ga_fixed_case(name, desc, shift, stride, reps, grid=GA_GRID, block=GA_BLOCK
                      ("shift", "stride", "reps", "counters"), ("counters",), derive=derive)
 
 
+def _ga_wrap_case(name, desc, words, reps, grid=GA_GRID, block=GA_BLOCK):
+    """Every thread adds 1 `reps` times to counters[t % words]: each warp RED writes 32 consecutive words
+    (one line, four sectors, no two lanes on one address), and every warp of the grid hits the same
+    `words` counters (a histogram's merge of per-block counts)."""
+    nth = grid * block
+
+    def inputs(seed=0):
+        return {"mask": np.int64(words - 1), "reps": np.int64(reps), "counters": np.zeros(words, np.int32)}
+
+    def reference(inp):
+        return {"counters": (np.bincount(np.arange(nth) & (words - 1), minlength=words) * reps).astype(np.int32)}
+
+    def derive(out, inp):
+        return {"atomics_total": nth * reps, "warp_instructions": nth // 32 * reps, "distinct_addresses": words,
+                "lines_touched_total": words * 4 // 128}
+
+    return make_case(name, desc, "gatomics", gatomic_wrap, grid, block, inputs, reference,
+                     ("mask", "reps", "counters"), ("counters",), derive=derive)
+
+
 def gatomics_cases(grid=GA_GRID, block=GA_BLOCK, reps=8, skew_reps=2):
     nth = grid * block
     cta_shift = int(block).bit_length() - 1
@@ -169,6 +196,14 @@ def gatomics_cases(grid=GA_GRID, block=GA_BLOCK, reps=8, skew_reps=2):
         _ga_fixed_case("gatomic_lane0_per_warp", f"{nth // 32 * reps} global int32 atomic adds from lane 0 of "
                        f"every warp, one address per warp ({nth // 32} contiguous words): single-lane requests "
                        "without a chain", 5, 1, reps, grid, block, lane0=True),
+        _ga_wrap_case("gatomic_wrap32", f"{nth * reps} global int32 atomic adds, thread t to word t % 32: "
+                      "every warp RED to the same 32 words (one line, no lane sharing an address)", 32, reps,
+                      grid, block),
+        _ga_wrap_case("gatomic_wrap256", f"{nth * reps} global int32 atomic adds, thread t to word t % 256: "
+                      "coalesced warp REDs into one 1-KiB array (a 256-bin histogram's merge)", 256, reps,
+                      grid, block),
+        _ga_wrap_case("gatomic_wrap2048", f"{nth * reps} global int32 atomic adds, thread t to word t % 2048: "
+                      "coalesced warp REDs into one 8-KiB array", 2048, reps, grid, block),
         _ga_fixed_case("gatomic_strided", f"{nth * reps} global atomic adds, one address per thread "
                        "32 words apart (32 lines per warp RED)", 0, 32, reps, grid, block),
     ]
