@@ -44,6 +44,7 @@ def small_cases() -> list:
         chase._make("chase_l1", "", chase.chase_global, 16 << 10, 128, 256, 64),
         chase._make("chase_l2", "", chase.chase_global, 64 << 10, 128, 64, 64),
         chase._make("chase_dram", "", chase.chase_global, 1 << 20, 64 << 10, 0, 16),
+        chase._make("chase_dram_seq", "", chase.chase_global, 1 << 20, 128, 0, 16, ordered=True),
         chase._make("chase_shared", "", chase.chase_shared, chase.SHARED_WORDS * 4, 4, 0, 64),
         compute._make_lat(), compute._make_tp(grid=2, block=32, iters=4), compute._empty_case(),
         *compute.int_cases(grid=2, block=32, iters=2),

@@ -41,7 +41,8 @@ class L2Spec:
                                                        "request that covers all four sectors of a line, no two "
                                                        "lanes on one address (a coalesced warp RED; fitted: "
                                                        "gatomic_wrap32, 1.20 cycles per operation of its one "
-                                                       "slice, and validation/probes/atomic_slices.py, 1.19-1.29)",
+                                                       "slice; validation/probes/atomic_slices.py: 1.19-1.29 on "
+                                                       "256-B and 1-KiB arrays)",
                                         (0.0, 10_000.0))
     atomic_unit_bytes: int = param(512, "B", "contiguous bytes whose atomics one slice's atomic unit performs "
                                              "(fitted: gatomic_per_cta and gatomic_bins256, whose busiest slice "

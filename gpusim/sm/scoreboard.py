@@ -68,7 +68,7 @@ def register_lists(d):
     return reads, writes
 
 
-def variable_latency(d, mio_latency: int = 1, s2r_latency: int = 1) -> np.ndarray:
+def variable_latency(d, mio_latency: int, s2r_latency: int) -> np.ndarray:
     """Per pc: the least latency of a variable-latency result that sets a scoreboard: `s2r_latency` for a
     special-register read (S2R), `mio_latency` for a shuffle/match/redux (MIO); 0 for everything else."""
     out = np.zeros(d.n, np.int64)
@@ -82,7 +82,7 @@ def variable_latency(d, mio_latency: int = 1, s2r_latency: int = 1) -> np.ndarra
     return out
 
 
-def make_state(d, n_warps: int, read_barriers=None, mio_latency: int = 1, s2r_latency: int = 1) -> Scoreboard:
+def make_state(d, n_warps: int, read_barriers, mio_latency: int, s2r_latency: int) -> Scoreboard:
     """read_barriers: per pc, (barriers set, barriers waited on) as bit masks (the SASS model), else none.
     mio_latency, s2r_latency: the least latencies of MIO operations and S2R (`variable_latency`)."""
     reads, writes = register_lists(d)

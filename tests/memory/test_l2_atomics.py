@@ -98,10 +98,12 @@ def test_float_atomic_pcs_are_the_atom_and_red_on_float_data():
     assert list(np.flatnonzero(float_atomics(d))) == [1, 3]      # red.add.f32 and atom.add.f32, not the u32
 
 
-def _unit_busy_after(spec, addrs, mask=ALL):
-    """When the atomic unit owning addrs[0]'s line is free again after one warp atomic on `addrs`."""
+def _unit_busy_after(spec, addrs, mask=ALL, is_float=False):
+    """When the atomic unit owning addrs[0]'s line is free again after one warp atomic on `addrs` (a
+    floating-point one when is_float)."""
     from gpusim.memory.l2 import slice_of as sl_of
     U = _units(spec)
+    U.lsu.float_atomic[0] = int(is_float)
     global_atomic(U.lsu, U.l1, U.l2, U.noc, U.dram, addrs, mask, 4, 0, 0, 0, 0)
     au = sl_of(int(addrs[0]) >> 5, spec.l2.slices, U.l2.atomic_shift)
     return float(U.l2.atomic_free[au])
@@ -125,3 +127,5 @@ def test_a_coalesced_atomic_covering_a_whole_line_takes_the_line_rate_per_operat
     same = line.copy()
     same[1] = same[0]
     assert _unit_busy_after(spec, same) - quick == 4 * a - 4 * ln + a
+    # a floating-point request keeps the ordinary rate (its float chain is fitted apart)
+    assert _unit_busy_after(spec, line, is_float=True) - quick == 4 * a - 4 * ln

@@ -15,9 +15,9 @@ Cycles are read with %clock64 before and after the timed steps; `derive` gives c
 - chase_shared: a 16 KiB shared-memory array (4096 words, random cycle), one thread chasing.
 - chase_dram_4m: 4 MiB footprint (two 2-MiB pages), 32768 nodes 128 B apart, random order, 4096 steps
               with the L2 flushed: DRAM latency without the TLB misses chase_dram's 512 MiB may take.
-- chase_dram_seq: the same 4 MiB, the nodes visited in address order (each step the next 128-B line):
-              DRAM latency when consecutive misses fall in the same DRAM rows.
-- chase_dram_seq1k: 64 MiB, nodes 1 KiB apart in address order: each step a new line 1 KiB on.
+- chase_dram_seq: the same 4 MiB, the nodes visited in address order (each step the next 128-B line; the
+              4096 steps walk its first 512 KiB): DRAM latency when consecutive misses fall in the same rows.
+- chase_dram_seq1k: 64 MiB, nodes 1 KiB apart in address order (the 4096 steps walk 4 MiB of it).
 """
 from __future__ import annotations
 

@@ -158,7 +158,7 @@ def _ga_wrap_case(name, desc, words, reps, grid=GA_GRID, block=GA_BLOCK):
 
     def derive(out, inp):
         return {"atomics_total": nth * reps, "warp_instructions": nth // 32 * reps, "distinct_addresses": words,
-                "lines_touched_total": words * 4 // 128}
+                "lines_touched_total": -(-min(nth, words) * 4 // 128)}
 
     return make_case(name, desc, "gatomics", gatomic_wrap, grid, block, inputs, reference,
                      ("mask", "reps", "counters"), ("counters",), derive=derive)
