@@ -336,11 +336,12 @@ def global_atomic(lsu, l1, l2, noc, dram, tr_addr, mask, size, sm, pc, now, w):
     lines = count_lines(lsu.sectors, ns)
     lsu.free_at[sm] = start + lsu.issue_interval + lsu.atomic_line * (lines - 1) + lsu.atomic_same_address * (worst - 1)
     done = start
+    is_float = lsu.float_atomic[pc] != 0
+    coalesced = worst == 1 and not is_float     # an integer request, one lane per address: whole lines at the line rate
     for k in range(ns):
         ways = 1 if worst == 1 else sector_ways(tr_addr, mask, lsu.sectors[k])
-        done = max(done, l2_atomic(l2, noc, dram, sm, lsu.sectors[k], start + l1.latency, ways,
-                                   lsu.float_atomic[pc] != 0,
-                                   worst == 1 and lsu.float_atomic[pc] == 0 and full_line(lsu.sectors, ns, k)))
+        done = max(done, l2_atomic(l2, noc, dram, sm, lsu.sectors[k], start + l1.latency, ways, is_float,
+                                   coalesced and full_line(lsu.sectors, ns, k)))
     lsu.last_drain[0] = max(lsu.last_drain[0], done)
     lsu.drain_at[w] = max(lsu.drain_at[w], lsu.free_at[sm] + l1.latency)    # sent off, not performed
     return done
