@@ -51,6 +51,15 @@ def cache_root() -> Path:
     return Path(base) / "gpusim"
 
 
+def write_atomic(path: Path, text: str) -> None:
+    """Write a cache file whole or not at all: test workers and parallel runs share the cache, and a
+    reader must never see half a file (written beside it, then renamed over it)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
 def _prune(root: Path, current: Path) -> None:
     trees = sorted((p for p in root.glob("jit-*") if p.is_dir() and p != current),
                    key=lambda p: p.stat().st_mtime, reverse=True)

@@ -28,6 +28,17 @@ class PTXKernel:
     signature: tuple | None = None      # numba argument types when compiled from Python
     _decoded_stores_kept: DecodedKernel | None = field(default=None, repr=False)
     _decoded_sass: dict = field(default_factory=dict, repr=False)
+    # numba kernels gpusim compiled with line info: the PTX numba.cuda itself launches on a GPU (line info
+    # off, its default), made on first use (`device_ptx`); None where the launched PTX is that one already
+    _device_compile: tuple | None = field(default=None, repr=False)
+
+    def device_ptx(self) -> str:
+        """The PTX a GPU would run for this kernel: numba.cuda compiles without line info by default, and
+        NVVM's code differs with it on a few kernels (gpusim keeps line info for per-source-line reports).
+        The SASS model takes registers per thread, so occupancy, from this one. Cached on disk."""
+        if self._device_compile is None:
+            return self.module.text
+        return _device_ptx(*self._device_compile, self.module.text)
 
     @property
     def decoded(self) -> DecodedKernel:
@@ -114,6 +125,26 @@ def load_cuda(path: str | os.PathLike, arch: str = "sm_90") -> PTXModule:
 _NUMBA_CACHE: dict = {}
 
 
+def _device_ptx(py, argtypes: tuple, fma: bool, lined: str) -> str:
+    """numba's PTX of `py` without line info (see PTXKernel.device_ptx), cached per line-info PTX (which
+    names the source, lines and types), contraction flag and numba version."""
+    import hashlib
+
+    import numba
+
+    from gpusim.jitcache import cache_root, write_atomic
+    key = hashlib.sha256(f"{numba.__version__}\0{CC}\0{fma}\0{lined}".encode()).hexdigest()[:24]
+    path = cache_root() / "device_ptx" / f"{key}.ptx"
+    if path.exists():
+        return path.read_text()
+    from numba import cuda
+    with warnings.catch_warnings(), _contraction(fma):
+        warnings.simplefilter("ignore")
+        ptx, _ = cuda.compile_ptx(py, argtypes, cc=CC, lineinfo=False)
+    write_atomic(path, ptx)
+    return ptx
+
+
 @contextmanager
 def _contraction(enabled: bool):
     """NVVM contracts a*b+c into fma by default (as numba.cuda does on a GPU). With contraction off
@@ -166,5 +197,7 @@ def numba_kernel(fn, argtypes: tuple, fma: bool = False) -> PTXKernel:
     (name,) = list(mod.kernels)
     k = mod.kernels[name]
     k.signature = tuple(argtypes)
+    if ".loc" in ptx:
+        k._device_compile = (py, tuple(argtypes), fma)
     _NUMBA_CACHE[key] = k
     return k

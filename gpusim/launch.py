@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -217,6 +217,9 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
         if sass is None:
             raise LaunchError(f"ptxas reported no entry function '{k.name}' (model='sass')")
         if regs_per_thread is None:
+            # occupancy as the GPU's own compile of the kernel gives it (a numba kernel: without line info)
+            sass = replace(sass, registers=_device_registers(k, sass.registers,
+                                                             ptxas.arch_for(arch_of(spec), k.module.text)))
             regs_per_thread = sass.registers
         # what ptxas made of each PTX instruction (gpusim/sassmap.py): the SASS instructions it issues as
         smap = sassmap.weights(k.module.text, ptxas.arch_for(arch_of(spec), k.module.text))
@@ -305,6 +308,23 @@ def _cluster_dims(opt, d, g, spec, cooperative):
     if cooperative and n > 1:
         raise LaunchError("a cooperative launch with clusters is not simulated (launch one or the other)")
     return cl, True
+
+
+def _device_registers(k, lined: int, arch: str) -> int:
+    """Registers per thread ptxas gives the PTX a GPU runs for kernel k (PTXKernel.device_ptx): for a numba
+    kernel, numba's compile without line info. `lined`: the launched (line-info) PTX's, kept where that
+    compile fails or ptxas reports no single entry in it."""
+    try:
+        text = k.device_ptx()
+    except Exception:       # noqa: BLE001 - NVVM failing here leaves the launched PTX's count, not an error
+        return lined
+    if text == k.module.text:
+        return lined
+    try:
+        found = ptxas.resources(text, arch)
+    except LaunchError:
+        return lined
+    return next(iter(found.values())).registers if len(found) == 1 else lined
 
 
 def _check_launch_bounds(d, b) -> None:

@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from gpusim.errors import LaunchError
-from gpusim.jitcache import cache_root
+from gpusim.jitcache import cache_root, write_atomic
 
 MODELS = ("ptx", "sass")
 _INFO = re.compile(r"Function properties for (\S+)|Compiling entry function '([^']+)'|"
@@ -88,15 +88,6 @@ def resources(text: str, arch: str) -> dict[str, KernelResources]:
     out = parse(p.stdout + p.stderr)
     write_atomic(path, json.dumps({k: asdict(v) for k, v in out.items()}))
     return out
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write a cache file whole or not at all: test workers and parallel runs share the cache, and a
-    reader must never see half a file (written beside it, then renamed over it)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
 
 
 def compile_to(exe: str, text: str, arch: str, cubin: Path, flags: list):

@@ -92,3 +92,21 @@ CALLS_EXTERN = """.version 8.0
 def test_a_module_calling_an_undefined_function_is_compiled_relocatable():
     res = ptxas.resources(CALLS_EXTERN, "sm_90")
     assert res["k"].registers > 0
+
+
+@pytest.mark.skipif(ptxas.find() is None, reason="no ptxas (the triton extra bundles one)")
+def test_numba_kernel_registers_are_those_of_the_compile_a_gpu_runs():
+    """gpusim compiles numba kernels with line info (per-source-line reports); numba.cuda on a GPU does
+    not, and NVVM's code for softmax differs with it (32 registers against 36). The SASS model's
+    occupancy follows the GPU's compile: the recorded H100 launch used 36."""
+    from programs import softmax
+    x = np.random.default_rng(0).standard_normal((2, 128)).astype(np.float32)
+    out = np.zeros_like(x)
+    r = gpusim.launch(softmax.softmax, 2, 128, x, out, model="sass", fma=True)
+    rec = json.loads((RECORDED / "prog_softmax.json").read_text())["kernel"]["regs_per_thread"]
+    assert r.metrics["launch__registers_per_thread"] == r.timing["ptxas"].registers == rec == 36
+    from gpusim.kernels import numba_kernel
+    launched = ptxas.resources(numba_kernel(softmax.softmax, softmax.KERNELS[0][1], True).module.text, "sm_90")
+    assert next(iter(launched.values())).registers != 36      # the line-info PTX alone would give another count
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(out, e / e.sum(axis=1, keepdims=True), rtol=1e-5)
