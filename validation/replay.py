@@ -227,7 +227,8 @@ def models_section(by_model: dict) -> list[str]:
                          f"{same}/{regs} | {_median_abs(r.get('inst_err') for r in sel):.1f}% |")
     lines += ["", "Registers: the launched function's registers per thread on the H100 (the driver's "
               "CU_FUNC_ATTRIBUTE_NUM_REGS, as numba recorded it), against gpusim's (the SASS model: ptxas's on "
-              "the PTX gpusim compiled; the PTX model: its estimate). ncu's launch__registers_per_thread reads "
+              "the PTX a GPU runs, for numba kernels numba's compile without line info; the PTX model: its "
+              "estimate). ncu's launch__registers_per_thread reads "
               "16 for every kernel of 8 to 15 registers and 32 for smem_ld64's 31, so it is not compared.", "",
               "Instructions: gpusim's smsp__inst_executed.sum against ncu's (SASS). The PTX model counts PTX "
               "instructions; the SASS model counts what its PTX-to-SASS map (gpusim/sassmap.py) says they issue "
