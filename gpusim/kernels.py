@@ -28,13 +28,15 @@ class PTXKernel:
     signature: tuple | None = None      # numba argument types when compiled from Python
     _decoded_stores_kept: DecodedKernel | None = field(default=None, repr=False)
     _decoded_sass: dict = field(default_factory=dict, repr=False)
-    # numba kernels gpusim compiled with line info: the PTX numba.cuda itself launches on a GPU (line info
-    # off, its default), made on first use (`device_ptx`); None where the launched PTX is that one already
+    # numba kernels gpusim compiled with line info or without contraction: (function, argument types) to
+    # make the PTX numba.cuda itself launches on a GPU on first use (`device_ptx`); None where the launched
+    # PTX is that one already
     _device_compile: tuple | None = field(default=None, repr=False)
 
     def device_ptx(self) -> str:
-        """The PTX a GPU would run for this kernel: numba.cuda compiles without line info by default, and
-        NVVM's code differs with it on a few kernels (gpusim keeps line info for per-source-line reports).
+        """The PTX a GPU would run for this kernel: numba.cuda compiles without line info and with contraction
+        (fma) by default; NVVM's code differs with line info on a few kernels (gpusim keeps it for its
+        per-source-line reports), and gpusim contracts only with fma=True.
         The SASS model takes registers per thread, so occupancy, from this one. Cached on disk."""
         if self._device_compile is None:
             return self.module.text
@@ -125,20 +127,21 @@ def load_cuda(path: str | os.PathLike, arch: str = "sm_90") -> PTXModule:
 _NUMBA_CACHE: dict = {}
 
 
-def _device_ptx(py, argtypes: tuple, fma: bool, lined: str) -> str:
-    """numba's PTX of `py` without line info (see PTXKernel.device_ptx), cached per line-info PTX (which
-    names the source, lines and types), contraction flag and numba version."""
+def _device_ptx(py, argtypes: tuple, lined: str) -> str:
+    """numba's PTX of `py` as numba.cuda compiles it for a GPU (see PTXKernel.device_ptx): without line info and
+    with contraction (fma) on, whatever gpusim's own compile used. Cached per line-info PTX (which names the
+    source, lines and types) and numba version."""
     import hashlib
 
     import numba
 
     from gpusim.jitcache import cache_root, write_atomic
-    key = hashlib.sha256(f"{numba.__version__}\0{CC}\0{fma}\0{lined}".encode()).hexdigest()[:24]
+    key = hashlib.sha256(f"{numba.__version__}\0{CC}\0{lined}".encode()).hexdigest()[:24]
     path = cache_root() / "device_ptx" / f"{key}.ptx"
     if path.exists():
         return path.read_text()
     from numba import cuda
-    with warnings.catch_warnings(), _contraction(fma):
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ptx, _ = cuda.compile_ptx(py, argtypes, cc=CC, lineinfo=False)
     write_atomic(path, ptx)
@@ -197,7 +200,7 @@ def numba_kernel(fn, argtypes: tuple, fma: bool = False) -> PTXKernel:
     (name,) = list(mod.kernels)
     k = mod.kernels[name]
     k.signature = tuple(argtypes)
-    if ".loc" in ptx:
-        k._device_compile = (py, tuple(argtypes), fma)
+    if ".loc" in ptx or not fma:
+        k._device_compile = (py, tuple(argtypes))
     _NUMBA_CACHE[key] = k
     return k
