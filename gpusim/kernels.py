@@ -127,23 +127,24 @@ def load_cuda(path: str | os.PathLike, arch: str = "sm_90") -> PTXModule:
 _NUMBA_CACHE: dict = {}
 
 
-def _device_ptx(py, argtypes: tuple, lined: str) -> str:
-    """numba's PTX of `py` as numba.cuda compiles it for a GPU (see PTXKernel.device_ptx): without line info and
-    with contraction (fma) on, whatever gpusim's own compile used. Cached per line-info PTX (which names the
-    source, lines and types) and numba version."""
+def _device_ptx(py, argtypes: tuple, lineinfo: bool, opts_key: str, kw: dict, lined: str) -> str:
+    """numba's PTX of `py` as numba.cuda compiles it for a GPU (see PTXKernel.device_ptx): with the dispatcher's
+    own line-info setting (off by default) and options (`jit_options`), and contraction (fma) on whatever
+    gpusim's own compile used. Cached per line-info PTX (which names the source, lines and types), options
+    and numba version."""
     import hashlib
 
     import numba
 
     from gpusim.jitcache import cache_root, write_atomic
-    key = hashlib.sha256(f"{numba.__version__}\0{CC}\0{lined}".encode()).hexdigest()[:24]
+    key = hashlib.sha256(f"{numba.__version__}\0{CC}\0{lineinfo}\0{opts_key}\0{lined}".encode()).hexdigest()[:24]
     path = cache_root() / "device_ptx" / f"{key}.ptx"
     if path.exists():
         return path.read_text()
     from numba import cuda
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ptx, _ = cuda.compile_ptx(py, argtypes, cc=CC, lineinfo=False)
+        ptx, _ = cuda.compile_ptx(py, argtypes, cc=CC, lineinfo=lineinfo, **kw)
     write_atomic(path, ptx)
     return ptx
 
@@ -171,27 +172,43 @@ def _contraction(enabled: bool):
         nvvm.compile_ir = orig
 
 
+def jit_options(fn) -> dict:
+    """The compile options of a numba.cuda dispatcher (`@cuda.jit(fastmath=True, launch_bounds=...)`) that change
+    the PTX it runs on a GPU, as compile_ptx arguments; {} for a plain function or the defaults."""
+    given = getattr(fn, "targetoptions", None) or {}
+    opts = {}
+    for name, default in (("fastmath", False), ("launch_bounds", None), ("forceinline", False), ("opt", True)):
+        value = given.get(name, default)
+        if value is not None and value != default:
+            opts[name] = sorted(value) if isinstance(value, (set, frozenset)) else value
+    return opts
+
+
 def numba_kernel(fn, argtypes: tuple, fma: bool = False) -> PTXKernel:
     """Compile a numba.cuda kernel (dispatcher or plain function) for these argument types (cached).
 
     fma=False (default) compiles without floating-point contraction so results match numpy;
-    fma=True gives the PTX numba.cuda itself runs on a GPU (a*b+c fused into fma.rn).
+    fma=True gives the PTX numba.cuda itself runs on a GPU (a*b+c fused into fma.rn). A dispatcher's own
+    options that change its code (fastmath, launch_bounds, forceinline, opt; `jit_options`) are kept, as on a
+    GPU: with fastmath, NVVM contracts whatever fma says.
     """
     py = getattr(fn, "py_func", fn)
-    key = (py, tuple(str(t) for t in argtypes), fma)
+    opts = jit_options(fn)
+    key = (py, tuple(str(t) for t in argtypes), fma, repr(sorted(opts.items())))
     hit = _NUMBA_CACHE.get(key)
     if hit is not None:
         return hit
     from numba import cuda
+    kw = {k: (set(v) if k == "fastmath" and isinstance(v, list) else v) for k, v in opts.items()}
     try:
         with warnings.catch_warnings(), _contraction(fma):
             warnings.simplefilter("ignore")
             try:
-                ptx, _ = cuda.compile_ptx(py, tuple(argtypes), cc=CC, lineinfo=True)
+                ptx, _ = cuda.compile_ptx(py, tuple(argtypes), cc=CC, lineinfo=True, **kw)
             except Exception as e:   # NVVM fails on some kernels with line info only (no log): numba's
                 if "ERROR_COMPILATION" not in str(e):     # default, lineinfo off, compiles them
                     raise
-                ptx, _ = cuda.compile_ptx(py, tuple(argtypes), cc=CC, lineinfo=False)
+                ptx, _ = cuda.compile_ptx(py, tuple(argtypes), cc=CC, lineinfo=False, **kw)
     except Exception as e:   # numba typing errors are user errors: report them in one piece
         first = str(e).strip().splitlines()
         raise LaunchError(f"numba could not compile '{py.__name__}' for {argtypes}: "
@@ -200,7 +217,8 @@ def numba_kernel(fn, argtypes: tuple, fma: bool = False) -> PTXKernel:
     (name,) = list(mod.kernels)
     k = mod.kernels[name]
     k.signature = tuple(argtypes)
-    if ".loc" in ptx or not fma:
-        k._device_compile = (py, tuple(argtypes))
+    lineinfo = bool(getattr(fn, "targetoptions", {}).get("lineinfo", False))
+    if (".loc" in ptx and not lineinfo) or not fma:
+        k._device_compile = (py, tuple(argtypes), lineinfo, repr(sorted(opts.items())), kw)
     _NUMBA_CACHE[key] = k
     return k
