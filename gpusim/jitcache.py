@@ -52,12 +52,18 @@ def cache_root() -> Path:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write a cache file whole or not at all: test workers and parallel runs share the cache, and a
-    reader must never see half a file (written beside it, then renamed over it)."""
+    """Write a cache file whole or not at all: test workers, threads and parallel runs share the cache, and a
+    reader must never see half a file (written beside it under a name of its own, then renamed over it)."""
+    import tempfile
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def _prune(root: Path, current: Path) -> None:

@@ -1,7 +1,9 @@
 """Kernel front ends: PTX text/files, numba.cuda Python kernels (via compile_ptx), CUDA C (via nvcc)."""
 from __future__ import annotations
 
+import functools
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -125,6 +127,27 @@ def load_cuda(path: str | os.PathLike, arch: str = "sm_90") -> PTXModule:
 
 
 _NUMBA_CACHE: dict = {}
+_LOC = re.compile(r"^\s*\.loc\s", re.M)
+# the disk cache of device PTX: its format, and the compilers that made it (numba-cuda, NVVM)
+_DEVICE_PTX_FORMAT = 1
+
+
+@functools.cache
+def _compiler_versions() -> str:
+    """numba's, numba-cuda's and NVVM's versions: what the device PTX depends on besides its source."""
+    from importlib import metadata
+
+    import numba
+    try:
+        cuda_version = metadata.version("numba-cuda")
+    except metadata.PackageNotFoundError:
+        cuda_version = "?"
+    try:
+        from numba.cuda.cudadrv import nvvm
+        nvvm_version = ".".join(map(str, nvvm.NVVM().get_version()))
+    except Exception:       # noqa: BLE001 - a version string for a cache key, never an error
+        nvvm_version = "?"
+    return f"{numba.__version__}/{cuda_version}/{nvvm_version}"
 
 
 def _device_ptx(py, argtypes: tuple, lineinfo: bool, opts_key: str, kw: dict, lined: str) -> str:
@@ -134,10 +157,9 @@ def _device_ptx(py, argtypes: tuple, lineinfo: bool, opts_key: str, kw: dict, li
     and numba version."""
     import hashlib
 
-    import numba
-
     from gpusim.jitcache import cache_root, write_atomic
-    key = hashlib.sha256(f"{numba.__version__}\0{CC}\0{lineinfo}\0{opts_key}\0{lined}".encode()).hexdigest()[:24]
+    key = hashlib.sha256(f"{_DEVICE_PTX_FORMAT}\0{_compiler_versions()}\0{CC}\0{lineinfo}\0{opts_key}\0{lined}"
+                         .encode()).hexdigest()[:24]
     path = cache_root() / "device_ptx" / f"{key}.ptx"
     if path.exists():
         return path.read_text()
@@ -174,10 +196,11 @@ def _contraction(enabled: bool):
 
 def jit_options(fn) -> dict:
     """The compile options of a numba.cuda dispatcher (`@cuda.jit(fastmath=True, launch_bounds=...)`) that change
-    the PTX it runs on a GPU, as compile_ptx arguments; {} for a plain function or the defaults."""
+    the PTX it runs on a GPU, as compile_ptx arguments; {} for a plain function or the defaults. Not kept:
+    max_registers (a link-time limit: the SASS model's registers ignore it) and debug."""
     given = getattr(fn, "targetoptions", None) or {}
     opts = {}
-    for name, default in (("fastmath", False), ("launch_bounds", None), ("forceinline", False), ("opt", True)):
+    for name, default in (("fastmath", False), ("launch_bounds", None), ("opt", True)):
         value = given.get(name, default)
         if value is not None and value != default:
             opts[name] = sorted(value) if isinstance(value, (set, frozenset)) else value
@@ -189,12 +212,13 @@ def numba_kernel(fn, argtypes: tuple, fma: bool = False) -> PTXKernel:
 
     fma=False (default) compiles without floating-point contraction so results match numpy;
     fma=True gives the PTX numba.cuda itself runs on a GPU (a*b+c fused into fma.rn). A dispatcher's own
-    options that change its code (fastmath, launch_bounds, forceinline, opt; `jit_options`) are kept, as on a
+    options that change its code (fastmath, launch_bounds, opt; `jit_options`) are kept, as on a
     GPU: with fastmath, NVVM contracts whatever fma says.
     """
     py = getattr(fn, "py_func", fn)
     opts = jit_options(fn)
-    key = (py, tuple(str(t) for t in argtypes), fma, repr(sorted(opts.items())))
+    lineinfo = bool((getattr(fn, "targetoptions", None) or {}).get("lineinfo", False))
+    key = (py, tuple(str(t) for t in argtypes), fma, lineinfo, repr(sorted(opts.items())))
     hit = _NUMBA_CACHE.get(key)
     if hit is not None:
         return hit
@@ -217,8 +241,7 @@ def numba_kernel(fn, argtypes: tuple, fma: bool = False) -> PTXKernel:
     (name,) = list(mod.kernels)
     k = mod.kernels[name]
     k.signature = tuple(argtypes)
-    lineinfo = bool(getattr(fn, "targetoptions", {}).get("lineinfo", False))
-    if (".loc" in ptx and not lineinfo) or not fma:
+    if (_LOC.search(ptx) and not lineinfo) or not fma:
         k._device_compile = (py, tuple(argtypes), lineinfo, repr(sorted(opts.items())), kw)
     _NUMBA_CACHE[key] = k
     return k

@@ -45,5 +45,26 @@ def test_sass_model_registers_follow_the_dispatcher_options():
     fast = cuda.jit(fastmath=True)(_scale)
     x = np.ones(64, np.float32)
     r = gpusim.launch(fast, 1, 64, x, np.zeros_like(x), model="sass")
-    device = ptxas.resources(numba_kernel(fast, SIG).device_ptx(), "sm_90")
+    text = numba_kernel(fast, SIG).device_ptx()
+    assert "div.approx.ftz.f32" in text          # the device compile keeps fastmath too
+    device = ptxas.resources(text, "sm_90")
     assert r.metrics["launch__registers_per_thread"] == next(iter(device.values())).registers
+    plain = gpusim.launch(cuda.jit(_scale), 1, 64, x, np.zeros_like(x), model="sass")
+    assert plain.metrics["launch__registers_per_thread"] != r.metrics["launch__registers_per_thread"]
+
+
+def test_line_info_asked_for_is_a_kernel_of_its_own():
+    """A dispatcher compiled with lineinfo=True runs the line-info PTX on a GPU; the same function without it
+    runs the plain one: the two never share a compile."""
+    with_lines = cuda.jit(lineinfo=True)(_scale)
+    plain = cuda.jit(_scale)
+    a = numba_kernel(with_lines, SIG, True)
+    b = numba_kernel(plain, SIG, True)
+    assert a is not b
+    assert a.device_ptx() == a.module.text       # already what the GPU runs
+    assert ".loc" not in b.device_ptx()
+
+
+def test_forceinline_dispatchers_still_compile():
+    k = numba_kernel(cuda.jit(forceinline=True)(_scale), SIG)
+    assert _divisions(k) == ["div.rn.f32"]
