@@ -84,7 +84,7 @@ def make_locator(package_root: Path, cache_dir: Path):
     class PackageLocator(_CacheLocator):
         def __init__(self, py_func, py_file):
             self._lineno = py_func.__code__.co_firstlineno
-            rel = os.path.relpath(os.path.dirname(os.path.abspath(py_file)), root)
+            rel = os.path.relpath(os.path.dirname(os.path.realpath(py_file)), root)
             self._path = str(cache_dir / rel)
 
         def get_cache_path(self):
@@ -98,7 +98,9 @@ def make_locator(package_root: Path, cache_dir: Path):
 
         @classmethod
         def from_function(cls, py_func, py_file):
-            if not os.path.abspath(py_file).startswith(root + os.sep):
+            # the real path: a package imported through a symlinked folder is still this package, and
+            # left to numba's own locator its cache would be keyed on one file's stamp (stale callees)
+            if not os.path.realpath(py_file).startswith(root + os.sep):
                 return None
             self = cls(py_func, py_file)
             try:

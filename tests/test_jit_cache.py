@@ -13,11 +13,12 @@ SCRIPT = textwrap.dedent("""
     import sys
     from pathlib import Path
     root, mode = Path(sys.argv[1]), sys.argv[2]
-    sys.path.insert(0, str(root))
-    if mode == "package":
+    # "linked": the package imported through a symlinked folder, as from a worktree link
+    sys.path.insert(0, str(root / "link" if mode == "linked" else root))
+    if mode in ("package", "linked"):
         from numba.core.caching import CacheImpl
         from gpusim.jitcache import make_locator, source_hash
-        pkg = root / "pkg"
+        pkg = (root / "pkg").resolve()
         CacheImpl._locator_classes.insert(0, make_locator(pkg, root / "cache" / f"jit-{source_hash(pkg)}"))
     import pkg.caller
     print(pkg.caller.outer())
@@ -34,6 +35,10 @@ def _tree(tmp_path: Path, value: int) -> Path:
     (pkg / "caller.py").write_text(CALLER)
     (pkg / "callee.py").write_text(CALLEE.format(value))
     (tmp_path / "run.py").write_text(SCRIPT)
+    link = tmp_path / "link"
+    if not link.exists():
+        link.mkdir()
+        (link / "pkg").symlink_to(pkg, target_is_directory=True)
     return tmp_path
 
 
@@ -52,13 +57,14 @@ def test_source_hash_changes_with_any_module(tmp_path):
     assert source_hash(root / "pkg") == before
 
 
-@pytest.mark.parametrize("mode, after_edit", [("package", 20), ("numba", 10)])
+@pytest.mark.parametrize("mode, after_edit", [("package", 20), ("linked", 20), ("numba", 10)])
 def test_an_edit_to_a_callee_reaches_its_cached_caller(tmp_path, mode, after_edit):
     root = _tree(tmp_path, 1)
     assert _run(root, mode) == 10          # compiled and cached
     assert _run(root, mode) == 10          # loaded from the cache
     (root / "pkg" / "callee.py").write_text(CALLEE.format(2))
-    # gpusim's locator recompiles (20); numba's own keeps the caller's stale machine code (10)
+    # gpusim's locator recompiles (20), also for a package imported through a symlink; numba's own keeps the
+    # caller's stale machine code (10)
     assert _run(root, mode) == after_edit
 
 
