@@ -34,6 +34,7 @@ class PTXKernel:
     # make the PTX numba.cuda itself launches on a GPU on first use (`device_ptx`); None where the launched
     # PTX is that one already
     _device_compile: tuple | None = field(default=None, repr=False)
+    max_registers: int | None = None    # a numba dispatcher's register limit (applied by the driver's JIT)
 
     def device_ptx(self) -> str:
         """The PTX a GPU would run for this kernel: numba.cuda compiles without line info and with contraction
@@ -196,8 +197,9 @@ def _contraction(enabled: bool):
 
 def jit_options(fn) -> dict:
     """The compile options of a numba.cuda dispatcher (`@cuda.jit(fastmath=True, launch_bounds=...)`) that change
-    the PTX it runs on a GPU, as compile_ptx arguments; {} for a plain function or the defaults. Not kept:
-    max_registers (a link-time limit: the SASS model's registers ignore it) and debug."""
+    the PTX it runs on a GPU, as compile_ptx arguments; {} for a plain function or the defaults. Not here:
+    max_registers, a limit the driver's JIT applies (`PTXKernel.max_registers`; the SASS model passes it to
+    ptxas), and debug."""
     given = getattr(fn, "targetoptions", None) or {}
     opts = {}
     for name, default in (("fastmath", False), ("launch_bounds", None), ("opt", True)):
@@ -217,8 +219,9 @@ def numba_kernel(fn, argtypes: tuple, fma: bool = False) -> PTXKernel:
     """
     py = getattr(fn, "py_func", fn)
     opts = jit_options(fn)
-    lineinfo = bool((getattr(fn, "targetoptions", None) or {}).get("lineinfo", False))
-    key = (py, tuple(str(t) for t in argtypes), fma, lineinfo, repr(sorted(opts.items())))
+    given = getattr(fn, "targetoptions", None) or {}
+    lineinfo = bool(given.get("lineinfo", False))
+    key = (py, tuple(str(t) for t in argtypes), fma, lineinfo, repr(sorted(opts.items())), given.get("max_registers"))
     hit = _NUMBA_CACHE.get(key)
     if hit is not None:
         return hit
@@ -241,6 +244,7 @@ def numba_kernel(fn, argtypes: tuple, fma: bool = False) -> PTXKernel:
     (name,) = list(mod.kernels)
     k = mod.kernels[name]
     k.signature = tuple(argtypes)
+    k.max_registers = given.get("max_registers") or None
     if (_LOC.search(ptx) and not lineinfo) or not fma:
         k._device_compile = (py, tuple(argtypes), lineinfo, repr(sorted(opts.items())), kw)
     _NUMBA_CACHE[key] = k

@@ -213,16 +213,17 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
     sass, smap, slots = None, None, None
     if model == "sass" and mode == "timing":
         # ptxas's resources for this kernel (gpusim/ptxas.py): its register count sets occupancy
-        sass = ptxas.resources(k.module.text, ptxas.arch_for(arch_of(spec), k.module.text)).get(k.name)
+        limit = ptxas.register_limit(k.max_registers)     # numba's max_registers, applied as the driver does
+        sass = ptxas.resources(k.module.text, ptxas.arch_for(arch_of(spec), k.module.text), limit).get(k.name)
         if sass is None:
             raise LaunchError(f"ptxas reported no entry function '{k.name}' (model='sass')")
         if regs_per_thread is None:
             # occupancy as the GPU's own compile of the kernel gives it (a numba kernel: without line info)
             sass = replace(sass, registers=_device_registers(k, sass.registers,
-                                                             ptxas.arch_for(arch_of(spec), k.module.text)))
+                                                             ptxas.arch_for(arch_of(spec), k.module.text), limit))
             regs_per_thread = sass.registers
         # what ptxas made of each PTX instruction (gpusim/sassmap.py): the SASS instructions it issues as
-        smap = sassmap.weights(k.module.text, ptxas.arch_for(arch_of(spec), k.module.text))
+        smap = sassmap.weights(k.module.text, ptxas.arch_for(arch_of(spec), k.module.text), limit)
         if SASS_ORDER["on"]:
             # each basic block issues in ptxas's order (isa/schedule.py, sass_order); a kernel ptxas compiled
             # short of registers keeps each load's store next to it (no loads held in flight)
@@ -310,7 +311,7 @@ def _cluster_dims(opt, d, g, spec, cooperative):
     return cl, True
 
 
-def _device_registers(k, lined: int, arch: str) -> int:
+def _device_registers(k, lined: int, arch: str, limit: tuple = ()) -> int:
     """Registers per thread ptxas gives the PTX a GPU runs for kernel k (PTXKernel.device_ptx): for a numba
     kernel, numba's compile without line info. `lined`: the launched (line-info) PTX's, kept where that
     compile fails or ptxas reports no single entry in it."""
@@ -321,7 +322,7 @@ def _device_registers(k, lined: int, arch: str) -> int:
     if text == k.module.text:
         return lined
     try:
-        found = ptxas.resources(text, arch)
+        found = ptxas.resources(text, arch, limit)
     except LaunchError:
         return lined
     return next(iter(found.values())).registers if len(found) == 1 else lined

@@ -68,19 +68,20 @@ def arch_for(cc: int, text: str) -> str:
     return f"sm_{cc}"
 
 
-def resources(text: str, arch: str) -> dict[str, KernelResources]:
-    """{entry name: KernelResources} of a PTX module's kernels compiled for `arch` (cached)."""
+def resources(text: str, arch: str, flags: tuple = ()) -> dict[str, KernelResources]:
+    """{entry name: KernelResources} of a PTX module's kernels compiled for `arch` (cached); `flags`: more
+    ptxas options (`register_limit`)."""
     exe = find()
     if exe is None:
         raise LaunchError("model='sass' needs ptxas: install gpusim[triton] (Triton bundles it) or the "
                           "nvidia-cuda-nvcc wheel, or set GPUSIM_PTXAS; model='ptx' needs nothing")
     version = tool_version(exe)
-    key = hashlib.sha256(f"whole\0{version}\0{arch}\0{text}".encode()).hexdigest()[:24]
+    key = hashlib.sha256(f"whole\0{version}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
     path = cache_root() / "ptxas" / f"{key}.json"
     if path.exists():
         return {k: KernelResources(**v) for k, v in json.loads(path.read_text()).items()}
     with tempfile.TemporaryDirectory(prefix="gpusim-ptxas-") as tmp:
-        p = compile_to(exe, text, arch, Path(tmp) / "k.cubin", ["-v"])
+        p = compile_to(exe, text, arch, Path(tmp) / "k.cubin", ["-v", *flags])
     if p.returncode != 0:
         msg = (p.stderr or p.stdout).strip().splitlines()
         raise LaunchError(f"ptxas could not compile the kernel for {arch} (model='sass'): "
@@ -88,6 +89,12 @@ def resources(text: str, arch: str) -> dict[str, KernelResources]:
     out = parse(p.stdout + p.stderr)
     write_atomic(path, json.dumps({k: asdict(v) for k, v in out.items()}))
     return out
+
+
+def register_limit(n: int | None) -> tuple:
+    """ptxas's options for a per-thread register limit (numba's `max_registers`, the driver JIT's
+    CU_JIT_MAX_REGISTERS): none for None."""
+    return () if not n else (f"-maxrregcount={int(n)}",)
 
 
 def compile_to(exe: str, text: str, arch: str, cubin: Path, flags: list):

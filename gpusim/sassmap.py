@@ -158,18 +158,18 @@ def tag_lines(text: str) -> str:
     return "\n".join(out) + "\n"
 
 
-def weights(text: str, arch: str) -> SassMap:
-    """The SASS map of a PTX module compiled for `arch` (cached)."""
+def weights(text: str, arch: str, flags: tuple = ()) -> SassMap:
+    """The SASS map of a PTX module compiled for `arch` (cached); `flags`: more ptxas options."""
     exe, dis = ptxas.find(), find_nvdisasm()
     if exe is None or dis is None:
         raise LaunchError("model='sass' needs ptxas and nvdisasm: install gpusim[sass] (or gpusim[triton], which "
                           "bundles both), or set GPUSIM_PTXAS/GPUSIM_NVDISASM; model='ptx' needs nothing")
     tools = f"{ptxas.tool_version(exe)} | {ptxas.tool_version(dis)}"
-    key = hashlib.sha256(f"map13\0{tools}\0{arch}\0{text}".encode()).hexdigest()[:24]
+    key = hashlib.sha256(f"map13\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
     path = cache_root() / "ptxas" / f"{key}.map.json"
     if path.exists():
         return SassMap.from_json(json.loads(path.read_text()))
-    listing = disassemble(exe, dis, tag_lines(text), arch)
+    listing = disassemble(exe, dis, tag_lines(text), arch, flags)
     blocks, in_loop = parse_blocks(listing)
     m = build(blocks, text, in_loop)
     m.tools = tools
@@ -177,10 +177,10 @@ def weights(text: str, arch: str) -> SassMap:
     return m
 
 
-def disassemble(exe: str, dis: str, tagged: str, arch: str) -> str:
+def disassemble(exe: str, dis: str, tagged: str, arch: str, flags: tuple = ()) -> str:
     with tempfile.TemporaryDirectory(prefix="gpusim-sass-") as tmp:
         cubin = Path(tmp) / "k.cubin"
-        p = ptxas.compile_to(exe, tagged, arch, cubin, ["-lineinfo"])
+        p = ptxas.compile_to(exe, tagged, arch, cubin, ["-lineinfo", *flags])
         if p.returncode != 0:
             msg = (p.stderr or p.stdout).strip().splitlines()
             raise LaunchError(f"ptxas could not compile the line-tagged kernel for {arch} (model='sass'): "

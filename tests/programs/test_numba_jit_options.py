@@ -68,3 +68,20 @@ def test_line_info_asked_for_is_a_kernel_of_its_own():
 def test_forceinline_dispatchers_still_compile():
     k = numba_kernel(cuda.jit(forceinline=True)(_scale), SIG)
     assert _divisions(k) == ["div.rn.f32"]
+
+
+@pytest.mark.skipif(ptxas.find() is None, reason="no ptxas (the triton extra bundles one)")
+def test_max_registers_limits_the_sass_model_as_the_driver_does():
+    """numba passes max_registers to the driver's JIT (ptxas -maxrregcount): softmax's 36 registers become 24,
+    and what ptxas spills to fit is timed as local traffic; the values are unchanged."""
+    from programs import softmax
+    x = np.random.default_rng(1).standard_normal((2, 128)).astype(np.float32)
+    ref = np.exp(x - x.max(axis=1, keepdims=True))
+    ref /= ref.sum(axis=1, keepdims=True)
+    free, capped = np.zeros_like(x), np.zeros_like(x)
+    r = gpusim.launch(cuda.jit(softmax.softmax), 2, 128, x, free, model="sass", fma=True)
+    c = gpusim.launch(cuda.jit(max_registers=24)(softmax.softmax), 2, 128, x, capped, model="sass", fma=True)
+    assert r.metrics["launch__registers_per_thread"] == 36
+    assert c.metrics["launch__registers_per_thread"] <= 24
+    np.testing.assert_allclose(capped, ref, rtol=1e-5)
+    np.testing.assert_array_equal(capped, free)
