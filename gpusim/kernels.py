@@ -30,9 +30,9 @@ class PTXKernel:
     signature: tuple | None = None      # numba argument types when compiled from Python
     _decoded_stores_kept: DecodedKernel | None = field(default=None, repr=False)
     _decoded_sass: dict = field(default_factory=dict, repr=False)
-    # numba kernels gpusim compiled with line info or without contraction: (function, argument types) to
-    # make the PTX numba.cuda itself launches on a GPU on first use (`device_ptx`); None where the launched
-    # PTX is that one already
+    # numba kernels gpusim compiled with line info or without contraction: (function, argument types, the
+    # dispatcher's line info and options) to make the PTX numba.cuda itself launches on a GPU on first use
+    # (`device_ptx`); None where the launched PTX is that one already
     _device_compile: tuple | None = field(default=None, repr=False)
     max_registers: int | None = None    # a numba dispatcher's register limit (applied by the driver's JIT)
 
@@ -151,7 +151,12 @@ def _compiler_versions() -> str:
     return f"{numba.__version__}/{cuda_version}/{nvvm_version}"
 
 
-def _device_ptx(py, argtypes: tuple, lineinfo: bool, opts_key: str, kw: dict, lined: str) -> str:
+def _options_key(opts: dict) -> str:
+    """A stable text for compile options (a fastmath flag set in sorted order)."""
+    return repr(sorted((k, sorted(v) if isinstance(v, (set, frozenset)) else v) for k, v in opts.items()))
+
+
+def _device_ptx(py, argtypes: tuple, lineinfo: bool, opts: dict, lined: str) -> str:
     """numba's PTX of `py` as numba.cuda compiles it for a GPU (see PTXKernel.device_ptx): with the dispatcher's
     own line-info setting (off by default) and options (`jit_options`), and contraction (fma) on whatever
     gpusim's own compile used. Cached per line-info PTX (which names the source, lines and types), options
@@ -159,15 +164,15 @@ def _device_ptx(py, argtypes: tuple, lineinfo: bool, opts_key: str, kw: dict, li
     import hashlib
 
     from gpusim.jitcache import cache_root, write_atomic
-    key = hashlib.sha256(f"{_DEVICE_PTX_FORMAT}\0{_compiler_versions()}\0{CC}\0{lineinfo}\0{opts_key}\0{lined}"
-                         .encode()).hexdigest()[:24]
+    what = f"{_DEVICE_PTX_FORMAT}\0{_compiler_versions()}\0{CC}\0{lineinfo}\0{_options_key(opts)}\0{lined}"
+    key = hashlib.sha256(what.encode()).hexdigest()[:24]
     path = cache_root() / "device_ptx" / f"{key}.ptx"
     if path.exists():
         return path.read_text()
     from numba import cuda
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ptx, _ = cuda.compile_ptx(py, argtypes, cc=CC, lineinfo=lineinfo, **kw)
+        ptx, _ = cuda.compile_ptx(py, argtypes, cc=CC, lineinfo=lineinfo, **opts)
     write_atomic(path, ptx)
     return ptx
 
@@ -205,7 +210,7 @@ def jit_options(fn) -> dict:
     for name, default in (("fastmath", False), ("launch_bounds", None), ("opt", True)):
         value = given.get(name, default)
         if value is not None and value != default:
-            opts[name] = sorted(value) if isinstance(value, (set, frozenset)) else value
+            opts[name] = value
     return opts
 
 
@@ -221,21 +226,20 @@ def numba_kernel(fn, argtypes: tuple, fma: bool = False) -> PTXKernel:
     opts = jit_options(fn)
     given = getattr(fn, "targetoptions", None) or {}
     lineinfo = bool(given.get("lineinfo", False))
-    key = (py, tuple(str(t) for t in argtypes), fma, lineinfo, repr(sorted(opts.items())), given.get("max_registers"))
+    key = (py, tuple(str(t) for t in argtypes), fma, lineinfo, _options_key(opts), given.get("max_registers"))
     hit = _NUMBA_CACHE.get(key)
     if hit is not None:
         return hit
     from numba import cuda
-    kw = {k: (set(v) if k == "fastmath" and isinstance(v, list) else v) for k, v in opts.items()}
     try:
         with warnings.catch_warnings(), _contraction(fma):
             warnings.simplefilter("ignore")
             try:
-                ptx, _ = cuda.compile_ptx(py, tuple(argtypes), cc=CC, lineinfo=True, **kw)
+                ptx, _ = cuda.compile_ptx(py, tuple(argtypes), cc=CC, lineinfo=True, **opts)
             except Exception as e:   # NVVM fails on some kernels with line info only (no log): numba's
                 if "ERROR_COMPILATION" not in str(e):     # default, lineinfo off, compiles them
                     raise
-                ptx, _ = cuda.compile_ptx(py, tuple(argtypes), cc=CC, lineinfo=False, **kw)
+                ptx, _ = cuda.compile_ptx(py, tuple(argtypes), cc=CC, lineinfo=False, **opts)
     except Exception as e:   # numba typing errors are user errors: report them in one piece
         first = str(e).strip().splitlines()
         raise LaunchError(f"numba could not compile '{py.__name__}' for {argtypes}: "
@@ -246,6 +250,6 @@ def numba_kernel(fn, argtypes: tuple, fma: bool = False) -> PTXKernel:
     k.signature = tuple(argtypes)
     k.max_registers = given.get("max_registers") or None
     if (_LOC.search(ptx) and not lineinfo) or not fma:
-        k._device_compile = (py, tuple(argtypes), lineinfo, repr(sorted(opts.items())), kw)
+        k._device_compile = (py, tuple(argtypes), lineinfo, opts)
     _NUMBA_CACHE[key] = k
     return k
