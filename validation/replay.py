@@ -82,8 +82,12 @@ def compare(rec: dict, sim: dict, derived: dict) -> dict:
     row["exact"] = {k: (_ncu(rec, k), sim.get(k)) for k in EXACT}
     row["shown"] = {k: (_ncu(rec, k), sim.get(k)) for k in SHOWN}
     pre, post = "smsp__average_warps_issue_stalled_", "_per_issue_active.ratio"
-    stalls = {k[len(pre):-len(post)]: (_ncu(rec, k), sim.get(k)) for k in sim
-              if k.startswith(pre) and k.endswith(post)}
+    # every reason either side reports: one gpusim does not model (imc_miss, misc, ...) counts 0 there, so
+    # the H100's top 3 is its own, whatever gpusim names
+    keys = [k for k in sim if k.startswith(pre) and k.endswith(post)]
+    keys += [k for k in rec["ncu"]["metrics"] if k.startswith(pre) and k.endswith(post) and k not in sim]
+    stalls = {k[len(pre):-len(post)]: (_ncu(rec, k), sim.get(k, 0.0 if _ncu(rec, k) is not None else None))
+              for k in keys}
     row["stalls"] = stalls
     hw3, sim3 = top3_stalls(stalls, 0), top3_stalls(stalls, 1)
     row["stall_top3"] = (sorted(hw3), sorted(sim3))
@@ -309,7 +313,7 @@ def write_report(rows: list[dict], summary: dict, spec, path: Path, plot: Path |
             lines.append(f"| {name} | {h:.1f} | {s:.1f} | {100 * (s - h) / h:+.1f}% |")
     lines += ["", f"## Stall mix (cycles per issued instruction: H100 SASS / gpusim, {model} model)", ""]
     reasons = ["long_scoreboard", "short_scoreboard", "barrier", "wait", "math_pipe_throttle", "not_selected",
-               "lg_throttle", "mio_throttle", "branch_resolving", "no_instruction", "drain"]
+               "lg_throttle", "mio_throttle", "branch_resolving", "no_instruction", "imc_miss", "drain"]
     lines += ["| case | " + " | ".join(reasons) + " |", "|---|" + "---|" * len(reasons)]
     for r in rows:
         cells = []
