@@ -55,6 +55,9 @@ from gpusim.jitcache import cache_root
 from gpusim.sasslisting import control_fields, fill_lines, opcode, parse_blocks, read_barriers
 
 FILE_INDEX = 1
+_ULDC = re.compile(r"^ULDC(?:\.\w+)*\s+\w+\s*,\s*c\[0x0\]\[(0x[0-9a-fA-F]+)\]")   # a uniform constant load
+IMC_BLOCK = 64          # bytes of constant bank 0 per immediate-constant cache block (sm/fetch.py)
+IMC_MAX_BLOCKS = 52     # blocks a per-pc mask can name (float64 carries it exactly; sm/fetch.py holds 63)
 _LDS_VECTOR = re.compile(r"^LDS(?:\.[A-Z]+)*\.(64|128)\b")    # a vector shared load: LDS.64, LDS.U.128
 _PTX_LABEL = re.compile(r"^\s*(\$?[\w$]+):")
 _PTX_BRANCH = re.compile(r"\bbra(?:\.uni)?\s+(\$?[\w$]+)\s*;")
@@ -87,6 +90,8 @@ class SassMap:
     rank: dict = field(default_factory=dict)          # PTX line -> where its SASS issues (listing position)
     rd_set: dict = field(default_factory=dict)        # PTX line -> read barriers its global/local SASS sets
     rd_wait: dict = field(default_factory=dict)       # PTX line -> read barriers of such SASS its SASS waits on
+    uldc: dict = field(default_factory=dict)          # PTX line -> blocks of constant bank 0 (bit mask) first read
+                                                      # by a ULDC of its SASS (the immediate-constant cache's misses)
     total: int = 0                                    # SASS instructions kept
     unmapped: int = 0                                 # of which had no line before or after them
     tools: str = ""
@@ -101,6 +106,7 @@ class SassMap:
                 "rank": {str(k): v for k, v in self.rank.items()},
                 "rd_set": {str(k): v for k, v in self.rd_set.items()},
                 "rd_wait": {str(k): v for k, v in self.rd_wait.items()},
+                "uldc": {str(k): v for k, v in self.uldc.items()},
                 "total": self.total, "unmapped": self.unmapped, "tools": self.tools}
 
     @classmethod
@@ -112,7 +118,8 @@ class SassMap:
                    {int(k): v for k, v in d.get("stall", {}).items()}, d.get("yields", []),
                    {int(k): v for k, v in d.get("rank", {}).items()},
                    {int(k): v for k, v in d.get("rd_set", {}).items()},
-                   {int(k): v for k, v in d.get("rd_wait", {}).items()}, d["total"], d["unmapped"], d["tools"])
+                   {int(k): v for k, v in d.get("rd_wait", {}).items()},
+                   {int(k): v for k, v in d.get("uldc", {}).items()}, d["total"], d["unmapped"], d["tools"])
 
 
 def find_nvdisasm() -> str | None:
@@ -165,7 +172,7 @@ def weights(text: str, arch: str, flags: tuple = ()) -> SassMap:
         raise LaunchError("model='sass' needs ptxas and nvdisasm: install gpusim[sass] (or gpusim[triton], which "
                           "bundles both), or set GPUSIM_PTXAS/GPUSIM_NVDISASM; model='ptx' needs nothing")
     tools = f"{ptxas.tool_version(exe)} | {ptxas.tool_version(dis)}"
-    key = hashlib.sha256(f"map13\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
+    key = hashlib.sha256(f"map14\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
     path = cache_root() / "ptxas" / f"{key}.map.json"
     if path.exists():
         return SassMap.from_json(json.loads(path.read_text()))
@@ -221,6 +228,7 @@ def build(blocks: list, text: str, in_loop: list | None = None) -> SassMap:
     stalls: dict = defaultdict(float)
     last_ctrl: dict = {}                           # line -> control bits of its last SASS instruction
     at = 0                                         # listing position of the block's first instruction
+    seen_blocks: set = set()                       # constant-bank blocks a ULDC has read already
     for bi, blk in enumerate(blocks):
         lines = fill_lines([x[1] for x in blk])
         _rank_lines(m.rank, blk, lines, at, None if kept is None else {ln for ln in lines if (bi, ln) in kept})
@@ -233,6 +241,12 @@ def build(blocks: list, text: str, in_loop: list | None = None) -> SassMap:
             if kept is None or (bi, ln) in kept:
                 per_line_copies[ln].append(c / unroll)
         for (ins, _, ctrl), ln in zip(blk, lines):
+            if ln is not None and ins.startswith("ULDC"):       # the first read of each constant-bank block
+                c = _ULDC.match(ins)
+                b = int(c.group(1), 16) // IMC_BLOCK if c else -1
+                if 0 <= b < IMC_MAX_BLOCKS and b not in seen_blocks:
+                    seen_blocks.add(b)
+                    m.uldc[ln] = m.uldc.get(ln, 0) | (1 << b)
             if ln is None or (kept is not None and (bi, ln) not in kept):
                 continue
             op = opcode(ins)
@@ -317,7 +331,8 @@ def pc_weights(m: SassMap, lines) -> np.ndarray:
     execution, its ALU-pipe instructions, its FMA-pipe cycles, 1 for a warp-aggregated atomic, and the
     spill loads and stores ptxas put on its line, the bytes per lane of its widest vector shared load,
     ptxas's stall cycles for its SASS, 1 where its last SASS instruction yields, and the read barriers
-    (bit masks, `read_barriers`) its SASS sets and, at its first pc, waits on (an array of shape (n, 11)).
+    (bit masks, `read_barriers`) its SASS sets and, at its first pc, waits on, and at its first pc the
+    constant-bank blocks its ULDCs read first (a bit mask; an array of shape (n, 12)).
     A line gpusim decodes into several pcs shares its weights and stall cycles among them (its spills and
     vector width go to its first pc, its yield to its last); a line the map does not name (no SASS came
     from it) weighs 0."""
@@ -339,5 +354,6 @@ def pc_weights(m: SassMap, lines) -> np.ndarray:
                       m.vector.get(int(ln), 0) if first[int(ln)] == pc else 0,
                       m.stall.get(int(ln), 0.0) / per_line[int(ln)],
                       1.0 if int(ln) in yields and last[int(ln)] == pc else 0.0,
-                      rd_set.get(int(ln), 0), rd_wait.get(int(ln), 0) if first[int(ln)] == pc else 0)
-                     for pc, ln in enumerate(lines)], np.float64).reshape(-1, 11)
+                      rd_set.get(int(ln), 0), rd_wait.get(int(ln), 0) if first[int(ln)] == pc else 0,
+                      m.uldc.get(int(ln), 0) if first[int(ln)] == pc else 0)
+                     for pc, ln in enumerate(lines)], np.float64).reshape(-1, 12)

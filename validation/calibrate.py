@@ -5,8 +5,9 @@ Each parameter is fitted from the case that isolates it, holding the others fixe
   smem.latency                chase_shared
   l2.latency                  chase_l2      (after L1)
   dram.latency                chase_dram    (after L2)
-  fetch.miss_latency          launch_empty: no_instruction stall cycles of its one warp (after L2, DRAM:
-                              its code is read through them)
+  fetch.miss_latency          launch_empty: no_instruction stall cycles of its one warp (after the L2: its
+                              code is read through it)
+  fetch.imc_latency           launch_empty: imc_miss stall cycles of its one warp (its ULDC of the block size)
   gigathread.launch_overhead  launch_empty: measured gpc__cycles_elapsed.max minus simulated cycles at 0
 A chase step is one dependent load plus the PTX address arithmetic before it, so each latency is
 shifted by the per-step difference; two passes settle it. No per-kernel factors are introduced.
@@ -26,6 +27,7 @@ CLOCK_RUN = {"chase_dram": "l2_flushed", "chase_dram_4m": "l2_flushed", "chase_d
 PLAN = [("l1.latency", "chase_l1"), ("smem.latency", "chase_shared"), ("l2.latency", "chase_l2"),
         ("dram.latency", "chase_dram")]
 NOINST = "smsp__average_warp_latency_issue_stalled_no_instruction.ratio"
+IMC = "smsp__average_warp_latency_issue_stalled_imc_miss.ratio"
 
 
 def _recorded(name):
@@ -57,6 +59,13 @@ def fit(spec, passes: int = 2, log=print) -> tuple:
         spec = spec.with_(**{"fetch.miss_latency": max(0, int(round(spec.fetch.miss_latency + hw_noinst - m[NOINST])))})
     fitted["fetch.miss_latency"] = (old, spec.fetch.miss_latency,
                                     f"launch_empty: H100 no_instruction {hw_noinst:.0f} cycles per warp")
+    hw_imc = rec["ncu"]["metrics"][IMC]["value"]
+    old = spec.fetch.imc_latency
+    for _ in range(passes):     # its one ULDC misses the cold immediate-constant cache
+        m, _, _ = simulate(cases["launch_empty"], spec)
+        spec = spec.with_(**{"fetch.imc_latency": max(0, int(round(spec.fetch.imc_latency + hw_imc - m[IMC])))})
+    fitted["fetch.imc_latency"] = (old, spec.fetch.imc_latency,
+                                   f"launch_empty: H100 imc_miss {hw_imc:.0f} cycles per warp")
     hw = rec["ncu"]["metrics"]["gpc__cycles_elapsed.max"]["value"]
     m, _, _ = simulate(cases["launch_empty"], spec.with_(**{"gigathread.launch_overhead": 0}))
     old = spec.gigathread.launch_overhead

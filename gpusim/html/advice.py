@@ -36,7 +36,9 @@ WHY = {
     "drain": "warps wait at exit for their stores to drain",
     "not_selected": "ready warps lost the scheduler to another warp: the issue slot is the limit",
     "dispatch_stall": "the dispatcher stalled",
-    "gmma": "warps wait for wgmma to finish",
+    "gmma": "warps of a warpgroup wait for each other at a wgmma",
+    "imc_miss": "the first reads of the kernel's parameters miss the constant cache: a short kernel pays this "
+                "once per SM; fewer or longer-running CTAs amortise it",
 }
 
 

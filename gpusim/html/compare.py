@@ -39,7 +39,7 @@ KEY_METRICS = [
     ("shared st bank conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"),
     *((f"stall {s} per issue", _STALL.format(s)) for s in
       ("long_scoreboard", "short_scoreboard", "barrier", "mio_throttle", "lg_throttle", "math_pipe_throttle", "wait",
-       "no_instruction", "branch_resolving")),
+       "no_instruction", "imc_miss", "branch_resolving")),
 ]
 
 

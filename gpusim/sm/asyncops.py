@@ -34,7 +34,7 @@ from gpusim.isa.spaces import SHARED_WINDOW, WINDOW_SIZE
 from gpusim.jit import njit
 from gpusim.memory.l2 import l2_access
 from gpusim.sm.memops import address
-from gpusim.sm.stalls import BARRIER, GMMA, MEMBAR
+from gpusim.sm.stalls import BARRIER, MEMBAR
 from gpusim.spec import MAX_CYCLES, param
 
 RING = 8            # committed groups remembered per warp (wait_group N for N < 8)
@@ -127,8 +127,8 @@ def async_ready(P, M, a, w, pc, t, reason):
     sub = P.ins[pc, oc.F_MOD]
     if op == OP_WGMMA and sub == WG_WAIT:
         e = _wait_until(a.groups, a.ngroups[w], w, P.opv[pc, oc.S0])
-        if e > t:
-            return e, GMMA
+        if e > t:       # WARPGROUP.DEPBAR: the H100 samples its wait as barrier (gmma stays ~0 there)
+            return e, BARRIER
     elif op == OP_CPBULK and sub == CB_WAIT:
         e = _wait_until(a.bulk_groups, a.nbulk[w], w, P.opv[pc, oc.S0])
         if e > t:

@@ -8,7 +8,21 @@ the L2 like data (so the first SM to need a line finds it in DRAM, the others in
 the same fill. Each SM streams ahead of the furthest line any of its warps has entered, keeping
 `prefetch_lines` lines requested beyond it, so straight-line code rarely waits after the first
 miss. The cache starts cold at every launch, as a freshly launched kernel's code is on the H100
-(with the L2 flushed, a one-warp kernel's no_instruction stall is one DRAM round trip).
+(with the L2 flushed, a one-warp kernel's no_instruction stall is one DRAM round trip). With `code_in_l2`
+(the default) the code is found in the L2 instead, as the H100's cold fetch costs: 334 cycles of
+no_instruction for launch_empty's one warp, nearer an L2 hit than a DRAM round trip. The SMs that start
+together queue at the slices of the first lines (tried without that queue: the short kernels' no_instruction
+fell to 0.3-0.5x the H100's, against 0.8-1.5x with it).
+
+The immediate-constant cache (IMC) holds the launch's constant bank 0 (the block and grid sizes at
+c[0x0][0x0..0x17], the kernel parameters from c[0x0][0x210]) in `imc_block_bytes` blocks, per SM, cold
+at every launch. An instruction that reads a parameter (`ld.param`) or %ntid / %nctaid stands for the
+SASS ULDC that reads its block: the first warp of an SM to need a block starts its fill and, with every
+other warp that needs it before it arrives, stalls on imc_miss for `imc_latency` cycles. The H100's
+per-instruction stall sampling puts imc_miss on the first ULDC of each 64-B block and nowhere else
+(validation/data/h100/ncu/sass_stalls_2026-11-27). The SASS model takes the blocks from the ULDCs of
+ptxas's listing, each at the PTX line its first ULDC came from (gpusim/sassmap.py); the PTX model from
+the PTX's parameter reads and launch-size registers.
 """
 from __future__ import annotations
 
@@ -17,8 +31,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gpusim.isa import opcodes as oc
 from gpusim.jit import njit
 from gpusim.memory.cache import fill, make_cache, probe
+from gpusim.memory.dram import dram_writeback
 from gpusim.memory.l2 import l2_access
 from gpusim.memory.replacement import check_policy
 from gpusim.spec import MAX_CYCLES, param
@@ -31,15 +47,23 @@ class FetchSpec:
     icache_assoc: int = param(4, "ways", "its associativity", (1, 1024))
     line_bytes: int = param(128, "B", "its line size", (1, 4096))
     inst_bytes: int = param(16, "B", "machine code per instruction (Volta and later: 128-bit instructions)", (1, 64))
-    miss_latency: int = param(0, "cycles", "the fetch path's own delay on a miss, beyond the L2 read of the line "
-                                             "(fitted: launch_empty's no_instruction stall)", (0, MAX_CYCLES))
+    miss_latency: int = param(76, "cycles", "the fetch path's own delay on a miss, beyond the L2 read of the line "
+                                              "(fitted: launch_empty's no_instruction stall, 334 cycles of its one "
+                                              "warp)", (0, MAX_CYCLES))
     prefetch_lines: int = param(32, "lines", "lines each SM keeps requested ahead of the furthest line entered "
                                              "(32: one exposed miss per kernel start, as ncu shows)", (1, 4096))
     replacement: str = param("lru", "name", "replacement policy: lru | fifo | srrip (gpusim/memory/replacement.py)")
+    code_in_l2: bool = param(True, "flag", "the kernel's code is in the L2 when it starts (a cold instruction-cache "
+                                           "miss costs an L2 hit); False: it comes from DRAM", (0, 1))
+    imc_block_bytes: int = param(64, "B", "immediate-constant cache block: one miss per block of constant bank 0 "
+                                          "per SM (the H100's sampled imc_miss stalls fall on the first ULDC of "
+                                          "each 64-B block)", (4, 65536))
+    imc_latency: int = param(94, "cycles", "an immediate-constant cache miss (fitted: launch_empty's imc_miss "
+                                           "stall, 94 cycles of its one warp)", (0, MAX_CYCLES))
 
     def validate(self, prefix: str = "") -> None:
         from gpusim.errors import ConfigError
-        for name in ("icache_bytes", "icache_assoc", "line_bytes", "inst_bytes", "prefetch_lines"):
+        for name in ("icache_bytes", "icache_assoc", "line_bytes", "inst_bytes", "prefetch_lines", "imc_block_bytes"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"bad value for '{prefix}{name}': must be at least 1")
         if self.line_bytes % self.inst_bytes or (self.line_bytes // self.inst_bytes) & (
@@ -50,21 +74,77 @@ class FetchSpec:
 
 
 Fetch = namedtuple("Fetch", "cache miss_latency prefetch_lines line_shift last_line warp_line warp_line_ready "
-                           "stream_head counters")
-MISSES = 0      # counters
+                           "stream_head counters code_in_l2 imc_mask imc_ready imc_latency")
+MISSES, IMC_MISSES = 0, 1      # counters
+OP_LD = oc.OP["ld"]
 CODE_SECTOR = np.int64(1) << 41        # the kernel's code, as sectors of its own address range
+PARAM_BASE = 0x210                     # sm_90: kernel parameters from c[0x0][0x210]
+LAUNCH_SREGS = ("ntid.x", "ntid.y", "ntid.z", "nctaid.x", "nctaid.y", "nctaid.z")   # c[0x0][0x0..0x17]
 
 
-def make_state(spec: FetchSpec, n_sm: int, n_warps: int, n_pcs: int) -> Fetch:
+IMC_BLOCKS = 63                        # blocks a per-pc mask holds
+
+
+def imc_masks(d, block_bytes: int) -> np.ndarray:
+    """Per pc of decoded kernel d (the PTX model): the blocks of constant bank 0 (bit mask) it reads through
+    the immediate-constant cache: a kernel parameter's (ld.param), or block 0 for the launch sizes."""
+    out = np.zeros(d.n, np.int64)
+    sregs = {oc.SR[name] for name in LAUNCH_SREGS}
+    for pc in range(d.n):
+        for slot in range(d.opk.shape[1]):
+            k = d.opk[pc, slot]
+            b = -1
+            if k == oc.OK_SREG and d.opv[pc, slot] in sregs:
+                b = 0
+            elif (k == oc.OK_ADDR and d.ins[pc, oc.F_SPACE] == oc.SP_PARAM and d.opv[pc, slot] == -1
+                  and d.ins[pc, oc.F_OP] == OP_LD):
+                b = (PARAM_BASE + int(d.opo[pc, slot])) // block_bytes
+            if 0 <= b < IMC_BLOCKS:
+                out[pc] |= np.int64(1) << b
+    return out
+
+
+def make_state(spec: FetchSpec, n_sm: int, n_warps: int, d, uldc=None) -> Fetch:
+    """uldc: per pc, the constant-bank blocks its SASS's ULDCs read first (the SASS model, 64-B blocks:
+    sassmap.py); otherwise the PTX's parameter reads stand for them."""
+    n_pcs = d.n
     shift = (spec.line_bytes // spec.inst_bytes).bit_length() - 1
+    masks = imc_masks(d, spec.imc_block_bytes) if uldc is None else np.ascontiguousarray(uldc, np.int64)
     return Fetch(make_cache(n_sm, spec.icache_bytes, spec.icache_assoc, spec.replacement, spec.line_bytes),
                  np.int64(spec.miss_latency), np.int64(spec.prefetch_lines), np.int64(shift),
                  np.int64((n_pcs - 1) >> shift), np.full(n_warps, -1, np.int64), np.zeros(n_warps, np.int64),
-                 np.full(n_sm, -1, np.int64), np.zeros(1, np.int64))
+                 np.full(n_sm, -1, np.int64), np.zeros(2, np.int64), bool(spec.code_in_l2), masks,
+                 np.full((n_sm, IMC_BLOCKS), -1, np.int64), np.int64(spec.imc_latency))
 
 
 def counters(f: Fetch) -> dict:
-    return {"gpusim__icache_misses.sum": int(f.counters[MISSES])}
+    return {"gpusim__icache_misses.sum": int(f.counters[MISSES]),
+            "gpusim__imc_misses.sum": int(f.counters[IMC_MISSES])}
+
+
+@njit(inline="always")
+def constant_ready(f, sm, pc, t):
+    """Cycle the constant-bank blocks the instruction at pc reads (if any) are in SM sm's immediate-constant
+    cache, for a warp that reaches it at t: the first warp to need a block starts its fill (one ULDC after
+    another: a second block's fill starts when the first has come)."""
+    mask = f.imc_mask[pc]
+    if mask == 0:
+        return np.int64(0)
+    return _constant_blocks(f, sm, mask, t)
+
+
+@njit
+def _constant_blocks(f, sm, mask, t):
+    ready = np.int64(0)
+    for b in range(IMC_BLOCKS):
+        if (mask >> b) & 1:
+            r = f.imc_ready[sm, b]
+            if r < 0:
+                r = max(t, ready) + f.imc_latency
+                f.imc_ready[sm, b] = r
+                f.counters[IMC_MISSES] += 1
+            ready = max(ready, r)
+    return ready
 
 
 @njit
@@ -72,7 +152,10 @@ def _fill_line(f, l2, noc, dram, sm, line, now):
     """Request a line for SM sm's instruction cache: the cycle it arrives."""
     t = now
     for s in range(4):
-        t = max(t, l2_access(l2, noc, dram, sm, CODE_SECTOR + line * 4 + s, now, False))
+        sec = CODE_SECTOR + line * 4 + s
+        if f.code_in_l2 and probe(l2.cache, 0, sec, now) < 0:      # written there when the module was loaded
+            dram_writeback(dram, sec, fill(l2.cache, 0, sec, now, now, False), now)
+        t = max(t, l2_access(l2, noc, dram, sm, sec, now, False))
     t += f.miss_latency
     f.counters[MISSES] += 1
     fill(f.cache, sm, line << 2, t, now, False)

@@ -21,7 +21,7 @@ from gpusim.jit import njit
 from gpusim.memory.dsm import barrier_completed, remote_access
 from gpusim.sm.asyncops import after_issue, async_ready, clear_cta, clear_warp, tma_requests
 from gpusim.sm.executor import S_BARRIER, S_DONE, S_FAULT, init_cta, init_warp, step
-from gpusim.sm.fetch import fetch_ready
+from gpusim.sm.fetch import constant_ready, fetch_ready
 from gpusim.sm.lsu import KIND_LONG, KIND_SHORT, copy_issued, group_op, memory_timing, spill_traffic, warp_reset
 from gpusim.sm.pipelines import SLOT, accepts_at, busy_cycles, dispatch_hold, occupy, take_slots, warp_block
 from gpusim.sm.scheduler import GTO, GTY, NEVER, account, priority, slot_warp, subpartition_of, wake
@@ -32,6 +32,7 @@ from gpusim.sm.stalls import (
     BRANCH_RESOLVING,
     DISPATCH_STALL,
     DRAIN,
+    IMC_MISS,
     LG_THROTTLE,
     LONG_SCOREBOARD,
     MATH_PIPE_THROTTLE,
@@ -91,6 +92,10 @@ def earliest(P, M, U, w, sm, sp, now):
     if f > t:
         p, p_reason = t, reason
         t, reason = f, NO_INSTRUCTION
+    c = constant_ready(U.fetch, sm, pc, max(t, now))     # its ULDC's constant-bank block
+    if c > t:
+        p, p_reason = t, reason
+        t, reason = c, IMC_MISS
     t_ops, r_ops = operands_ready(U.scoreboard, w, pc, t, reason)
     t_ops, r_ops = reads_released(U.scoreboard, w, pc, t_ops, r_ops)
     if t_ops > t:
@@ -106,6 +111,10 @@ def earliest(P, M, U, w, sm, sp, now):
             free, held = U.lsu.qring[sm, U.lsu.qhead[sm]], LG_THROTTLE
     else:
         free, held = accepts_at(U.pipes, sp, cls, pc), MATH_PIPE_THROTTLE
+        if cls == oc.C_SFU:
+            # the H100 samples a warp held for the busy MUFU (xu) pipe as wait, not math_pipe_throttle: at 98.6%
+            # xu occupancy its math_pipe_throttle is 0.01 cycles per instruction (validation/probes/sfu_rate.py)
+            held = WAIT
     if free > t:
         p, p_reason = t, reason
         t, reason = free, held

@@ -40,7 +40,8 @@ PLAIN = {   # what each state means, in the words of the CUDA / Nsight Compute d
     "membar": "waiting at a memory barrier (__threadfence)",
     "dispatch_stall": "being launched onto the SM",
     "drain": "exited; its stores are draining",
-    "gmma": "waiting for a wgmma (tensor core) result",
+    "gmma": "waiting for the other warps of its warpgroup at a wgmma",
+    "imc_miss": "waiting for a kernel parameter (constant cache miss)",
 }
 
 

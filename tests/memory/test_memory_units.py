@@ -142,6 +142,51 @@ def test_warps_of_one_sm_share_its_instruction_cache():
     assert two_sms["gpusim__icache_misses.sum"] == 2 * one["gpusim__icache_misses.sum"]
 
 
+IMC = "smsp__average_warp_latency_issue_stalled_imc_miss.ratio"
+PARAMS_PTX = HEAD + """.visible .entry k(.param .u64 p, .param .u32 a, .param .u32 b)
+{
+.reg .u64 %rd<4>; .reg .u32 %r<8>;
+ld.param.u64 %rd1, [p];
+ld.param.u32 %r1, [a];
+ld.param.u32 %r2, [b];
+mov.u32 %r3, %ntid.x;
+add.u32 %r4, %r1, %r2;
+add.u32 %r4, %r4, %r3;
+cvta.to.global.u64 %rd2, %rd1;
+st.global.u32 [%rd2], %r4;
+ret;
+}
+"""
+
+
+def _params(grid, block, **over):
+    k = gpusim.load_ptx(PARAMS_PTX)["k"]
+    return gpusim.launch(k, grid, block, np.zeros(1, np.uint32), 1, 2, gpu=TINY.with_(**over), mode="timing").metrics
+
+
+def test_a_cold_constant_block_stalls_the_warp_on_imc_miss_by_its_latency_once_per_block():
+    fast = _params(1, 32, **{"fetch.imc_latency": 0})
+    slow = _params(1, 32, **{"fetch.imc_latency": 200})
+    # the parameters share one 64-B block (c[0x0][0x210..]); %ntid is in block 0: two misses, one after the other
+    assert slow["gpusim__imc_misses.sum"] == fast["gpusim__imc_misses.sum"] == 2
+    assert slow[IMC] - fast[IMC] == 2 * 200
+    # the kernel takes as much longer, less what its other waits (fetch, operands) hid under the misses
+    assert 2 * 200 - 50 <= slow["gpc__cycles_elapsed.max"] - fast["gpc__cycles_elapsed.max"] <= 2 * 200
+
+
+def test_the_warps_of_one_sm_share_its_constant_cache_and_each_sm_fills_its_own():
+    one = _params(1, 32)
+    four_warps = _params(1, 128)
+    assert four_warps["gpusim__imc_misses.sum"] == one["gpusim__imc_misses.sum"]
+    two_sms = _params(2, 32)
+    assert two_sms["gpusim__imc_misses.sum"] == 2 * one["gpusim__imc_misses.sum"]
+
+
+def test_a_kernel_that_reads_no_parameter_never_misses_the_constant_cache():
+    m = gpusim.launch(gpusim.load_ptx(TINY_PTX)["k"], 1, 32, gpu=TINY, mode="timing").metrics
+    assert m["gpusim__imc_misses.sum"] == 0 and m[IMC] == 0
+
+
 @cuda.jit
 def _diverge(x):
     i = cuda.threadIdx.x

@@ -5,7 +5,8 @@ order (gpusim/sm/wgmma.py: per element, k = 0, 1, ... in order, the exact produc
 rounded once to fp32; integers exact), for shared-memory operands
 through matrix descriptors (no swizzle with non-canonical LBO/SBO, 128B / 64B / 32B swizzle, K slices
 addressed by advancing the start address inside a swizzle atom) and A from registers; scale-d,
-imm-scale-a/b; both modes agree (run_lanes' rule), and the timing model charges wait_group to `gmma`."""
+imm-scale-a/b; both modes agree (run_lanes' rule), and the timing model charges wait_group to `barrier`,
+as the H100 samples its WARPGROUP.DEPBAR."""
 import numpy as np
 import pytest
 from conftest import HEADER
@@ -259,4 +260,4 @@ def test_wgmma_matches_the_documented_fp32_order_bit_for_bit(n, ty, la, lb, step
     assert np.array_equal(f_out.view(np.uint32), ref[rows, cols].view(np.uint32))
     m = t_res.metrics
     assert m["sm__inst_executed_pipe_tensor_op_gmma.sum"] == 4 * steps
-    assert m["smsp__average_warp_latency_issue_stalled_gmma.ratio"] > 0
+    assert m["smsp__average_warp_latency_issue_stalled_barrier.ratio"] > 0

@@ -38,8 +38,8 @@ def test_wgmma_wait_group_releases_the_warps_gmma_latency_cycles_later():
     a = cycles(WGMMA, 128, [np.zeros(128, np.float32)], **{"asyncops.gmma_latency": 0})
     b = cycles(WGMMA, 128, [np.zeros(128, np.float32)], **{"asyncops.gmma_latency": 1000})
     assert b["gpc__cycles_elapsed.max"] - a["gpc__cycles_elapsed.max"] == 1000
-    assert b["smsp__average_warp_latency_issue_stalled_gmma.ratio"] - \
-        a["smsp__average_warp_latency_issue_stalled_gmma.ratio"] == 1000
+    assert b["smsp__average_warp_latency_issue_stalled_barrier.ratio"] - \
+        a["smsp__average_warp_latency_issue_stalled_barrier.ratio"] == 1000
 
 
 @pytest.mark.parametrize("rate", [256, 128])

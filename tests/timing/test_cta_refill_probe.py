@@ -30,5 +30,8 @@ def test_warps_count_as_active_from_their_launch():
     a, r = _probe()
     metric = r.metrics["sm__warps_active.avg.pct_of_peak_sustained_active"]
     # the clocks count from each warp's first instruction to its store; the metric also holds the exit and
-    # the drain, a few percent more; from the slot's reservation it had read 20+ points more
-    assert a["resident_warps_pct"] <= metric <= a["resident_warps_pct"] + 12
+    # the drain, a few percent more, and averages over the SM's active cycles where the clocks divide by the
+    # span from its first read to its last (the SM's cold start before its first read, instruction and
+    # constant cache misses, is in the one and not the other); from the slot's reservation it had read 20+
+    # points more
+    assert a["resident_warps_pct"] - 2 <= metric <= a["resident_warps_pct"] + 12

@@ -180,3 +180,53 @@ def test_the_cycles_a_warp_issues_the_rest_of_a_lines_sass_are_selected_not_wait
     assert sass_issued > ptx_issued + 5
     assert sass_issued <= sel <= sass_issued + 2      # + the lines ptxas folded away (no SASS of their own)
     assert m["ptx"]["smsp__average_warp_latency_issue_stalled_selected.ratio"] == m["ptx"]["smsp__inst_executed.sum"]
+
+
+def _sfu_ptx():
+    head = ".version 8.0\n.target sm_90\n.address_size 64\n"
+    body = """
+.visible .entry k(.param .u64 out)
+{
+.reg .b32 %r<4>; .reg .f32 %f<8>; .reg .b64 %rd<4>; .reg .pred %p<2>;
+mov.u32 %r1, %tid.x;
+cvt.rn.f32.u32 %f1, %r1;
+mul.f32 %f1, %f1, 0f3A800000;
+mov.f32 %f2, %f1;
+mov.f32 %f3, %f1;
+mov.f32 %f4, %f1;
+mov.u32 %r3, 0;
+L:
+neg.f32 %f1, %f1;
+ex2.approx.ftz.f32 %f1, %f1;
+neg.f32 %f2, %f2;
+ex2.approx.ftz.f32 %f2, %f2;
+neg.f32 %f3, %f3;
+ex2.approx.ftz.f32 %f3, %f3;
+neg.f32 %f4, %f4;
+ex2.approx.ftz.f32 %f4, %f4;
+add.u32 %r3, %r3, 1;
+setp.lt.u32 %p1, %r3, 64;
+@%p1 bra L;
+add.f32 %f1, %f1, %f2;
+add.f32 %f3, %f3, %f4;
+add.f32 %f1, %f1, %f3;
+ld.param.u64 %rd1, [out];
+mul.wide.u32 %rd2, %r1, 4;
+add.s64 %rd3, %rd1, %rd2;
+st.global.f32 [%rd3], %f1;
+ret;
+}
+"""
+    return gpusim.load_ptx(head + body)["k"]
+
+
+def test_a_warp_held_for_the_busy_mufu_pipe_waits_on_wait_not_math_pipe_throttle():
+    # validation/probes/sfu_rate.py: the H100's xu pipe 98.6% busy with independent ex2 chains, its
+    # math_pipe_throttle 0.01 cycles per instruction and its wait 2.9
+    out = np.zeros(1024, np.float32)
+    m = gpusim.launch(_sfu_ptx(), 1, 1024, out, gpu=H100, mode="timing").metrics
+    key = "smsp__average_warps_issue_stalled_{}_per_issue_active.ratio"
+    assert m[key.format("math_pipe_throttle")] < 0.05
+    assert m[key.format("wait")] > 1.0
+    # 8 warps x 256 ex2 per sub-partition at one per 8 cycles: the pipe, not the issue slot, sets the time
+    assert m["gpc__cycles_elapsed.max"] > 8 * 8 * 256
