@@ -53,11 +53,10 @@ from gpusim import ptxas
 from gpusim.errors import LaunchError
 from gpusim.jitcache import cache_root
 from gpusim.sasslisting import control_fields, fill_lines, opcode, parse_blocks, read_barriers
+from gpusim.sm.fetch import IMC_BLOCK_BYTES, IMC_BLOCKS
 
 FILE_INDEX = 1
 _ULDC = re.compile(r"^ULDC(?:\.\w+)*\s+\w+\s*,\s*c\[0x0\]\[(0x[0-9a-fA-F]+)\]")   # a uniform constant load
-IMC_BLOCK = 64          # bytes of constant bank 0 per immediate-constant cache block (sm/fetch.py)
-IMC_MAX_BLOCKS = 52     # blocks a per-pc mask can name (float64 carries it exactly; sm/fetch.py holds 63)
 _LDS_VECTOR = re.compile(r"^LDS(?:\.[A-Z]+)*\.(64|128)\b")    # a vector shared load: LDS.64, LDS.U.128
 _PTX_LABEL = re.compile(r"^\s*(\$?[\w$]+):")
 _PTX_BRANCH = re.compile(r"\bbra(?:\.uni)?\s+(\$?[\w$]+)\s*;")
@@ -243,8 +242,8 @@ def build(blocks: list, text: str, in_loop: list | None = None) -> SassMap:
         for (ins, _, ctrl), ln in zip(blk, lines):
             if ln is not None and ins.startswith("ULDC"):       # the first read of each constant-bank block
                 c = _ULDC.match(ins)
-                b = int(c.group(1), 16) // IMC_BLOCK if c else -1
-                if 0 <= b < IMC_MAX_BLOCKS and b not in seen_blocks:
+                b = int(c.group(1), 16) // IMC_BLOCK_BYTES if c else -1
+                if 0 <= b < IMC_BLOCKS and b not in seen_blocks:
                     seen_blocks.add(b)
                     m.uldc[ln] = m.uldc.get(ln, 0) | (1 << b)
             if ln is None or (kept is not None and (bi, ln) not in kept):

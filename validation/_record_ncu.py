@@ -47,15 +47,18 @@ def _chunks(names: list[str], n: int) -> list[list[str]]:
     return [names[i:i + size] for i in range(0, len(names), size)]
 
 
-def profile_all(ncu: str, names: list[str], ncu_dir: Path, deadline: float, n_chunks: int):
-    """Returns ({case: {"metrics": {...}, "launch": {...}}}, meta)."""
+def profile_all(ncu: str, names: list[str], ncu_dir: Path, deadline: float, n_chunks: int,
+                wanted: list[str] | None = None):
+    """Returns ({case: {"metrics": {...}, "launch": {...}}}, meta). wanted: the metrics to ask for (default: the
+    suite's, `candidate_metrics`)."""
+    wanted = wanted or candidate_metrics()
     ncu_dir.mkdir(parents=True, exist_ok=True)
     base, query_text = query_base_names(ncu)
     (ncu_dir / "query_metrics_gh100.txt").write_text(
         "\n".join(sorted(base)) + "\n" if base else query_text)
-    metrics, dropped = filter_existing(candidate_metrics(), base)
+    metrics, dropped = filter_existing(wanted, base)
     meta = {"flags": NCU_FLAGS, "query_metrics_ok": base is not None,
-            "requested": candidate_metrics(), "dropped_not_on_chip": dropped, "dropped_by_error": [],
+            "requested": wanted, "dropped_not_on_chip": dropped, "dropped_by_error": [],
             "stall_name_map": stall_name_map(base),
             "stall_names_on_chip": sorted(n for n in (base or ()) if "stall" in n), "chunks": {}}
     results: dict = {}
@@ -96,7 +99,7 @@ def profile_all(ncu: str, names: list[str], ncu_dir: Path, deadline: float, n_ch
             rows = parse_details_csv(res.stdout)
         order = order_file.read_text().split() if order_file.exists() else []
         meta["chunks"][ci]["rows"] = len(rows)
-        keep = {m.split(".")[0] for m in candidate_metrics()}
+        keep = {m.split(".")[0] for m in wanted}
         for name, row in zip(order, rows, strict=False):
             results[name] = _case_record(row, ci, keep)
             if "device_attributes" not in meta:

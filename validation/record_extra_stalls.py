@@ -40,24 +40,21 @@ def extra_metrics() -> list[str]:
 
 
 def profile(out: Path, only: list[str]) -> None:
-    import validation._ncu as ncu_mod
-    import validation._record_ncu as rec_mod
+    from validation._record_ncu import profile_all
     from validation.record import find_ncu
     from validation.replay import recorded_cases
-    ncu_mod.candidate_metrics = extra_metrics          # both recorders read the metric list through these names
-    rec_mod.candidate_metrics = extra_metrics
     out.mkdir(parents=True, exist_ok=True)
     ncu = find_ncu()
     t0 = time.time()
     if only == ["triton"]:
         from validation.triton import record_cases
-        record_cases.profile(out / "triton")
+        record_cases.profile(out / "triton", extra_metrics())
         print(f"triton done in {time.time() - t0:.0f}s", flush=True)
         return
     names = [r["case"] for r in recorded_cases() if not r["case"].startswith("tri_")]
     if only != ["numba"]:
         names = [n for n in names if n in only]
-    results, meta = rec_mod.profile_all(ncu, names, out / "numba", time.time() + 540, 2)
+    results, meta = profile_all(ncu, names, out / "numba", time.time() + 540, 2, extra_metrics())
     (out / "numba.json").write_text(json.dumps({"results": results, "meta": meta}, indent=1, default=str))
     print(f"numba cases: {len(results)} of {len(names)} in {time.time() - t0:.0f}s", flush=True)
 

@@ -86,8 +86,7 @@ def compare(rec: dict, sim: dict, derived: dict) -> dict:
     # the H100's top 3 is its own, whatever gpusim names
     keys = [k for k in sim if k.startswith(pre) and k.endswith(post)]
     keys += [k for k in rec["ncu"]["metrics"] if k.startswith(pre) and k.endswith(post) and k not in sim]
-    stalls = {k[len(pre):-len(post)]: (_ncu(rec, k), sim.get(k, 0.0 if _ncu(rec, k) is not None else None))
-              for k in keys}
+    stalls = {k[len(pre):-len(post)]: (_ncu(rec, k), sim.get(k, 0.0)) for k in keys}
     row["stalls"] = stalls
     hw3, sim3 = top3_stalls(stalls, 0), top3_stalls(stalls, 1)
     row["stall_top3"] = (sorted(hw3), sorted(sim3))

@@ -15,7 +15,7 @@ together queue at the slices of the first lines (tried without that queue: the s
 fell to 0.3-0.5x the H100's, against 0.8-1.5x with it).
 
 The immediate-constant cache (IMC) holds the launch's constant bank 0 (the block and grid sizes at
-c[0x0][0x0..0x17], the kernel parameters from c[0x0][0x210]) in `imc_block_bytes` blocks, per SM, cold
+c[0x0][0x0..0x17], the kernel parameters from c[0x0][0x210]) in 64-B blocks, per SM, cold
 at every launch. An instruction that reads a parameter (`ld.param`) or %ntid / %nctaid stands for the
 SASS ULDC that reads its block: the first warp of an SM to need a block starts its fill and, with every
 other warp that needs it before it arrives, stalls on imc_miss for `imc_latency` cycles. The H100's
@@ -55,15 +55,12 @@ class FetchSpec:
     replacement: str = param("lru", "name", "replacement policy: lru | fifo | srrip (gpusim/memory/replacement.py)")
     code_in_l2: bool = param(True, "flag", "the kernel's code is in the L2 when it starts (a cold instruction-cache "
                                            "miss costs an L2 hit); False: it comes from DRAM", (0, 1))
-    imc_block_bytes: int = param(64, "B", "immediate-constant cache block: one miss per block of constant bank 0 "
-                                          "per SM (the H100's sampled imc_miss stalls fall on the first ULDC of "
-                                          "each 64-B block)", (4, 65536))
     imc_latency: int = param(94, "cycles", "an immediate-constant cache miss (fitted: launch_empty's imc_miss "
                                            "stall, 94 cycles of its one warp)", (0, MAX_CYCLES))
 
     def validate(self, prefix: str = "") -> None:
         from gpusim.errors import ConfigError
-        for name in ("icache_bytes", "icache_assoc", "line_bytes", "inst_bytes", "prefetch_lines", "imc_block_bytes"):
+        for name in ("icache_bytes", "icache_assoc", "line_bytes", "inst_bytes", "prefetch_lines"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"bad value for '{prefix}{name}': must be at least 1")
         if self.line_bytes % self.inst_bytes or (self.line_bytes // self.inst_bytes) & (
@@ -80,12 +77,11 @@ OP_LD = oc.OP["ld"]
 CODE_SECTOR = np.int64(1) << 41        # the kernel's code, as sectors of its own address range
 PARAM_BASE = 0x210                     # sm_90: kernel parameters from c[0x0][0x210]
 LAUNCH_SREGS = ("ntid.x", "ntid.y", "ntid.z", "nctaid.x", "nctaid.y", "nctaid.z")   # c[0x0][0x0..0x17]
+IMC_BLOCK_BYTES = 64                   # the H100's sampled imc_miss stalls fall on the first ULDC of each 64-B block
+IMC_BLOCKS = 52                        # blocks a per-pc mask names (the SASS model's masks pass through float64)
 
 
-IMC_BLOCKS = 63                        # blocks a per-pc mask holds
-
-
-def imc_masks(d, block_bytes: int) -> np.ndarray:
+def imc_masks(d) -> np.ndarray:
     """Per pc of decoded kernel d (the PTX model): the blocks of constant bank 0 (bit mask) it reads through
     the immediate-constant cache: a kernel parameter's (ld.param), or block 0 for the launch sizes."""
     out = np.zeros(d.n, np.int64)
@@ -98,7 +94,7 @@ def imc_masks(d, block_bytes: int) -> np.ndarray:
                 b = 0
             elif (k == oc.OK_ADDR and d.ins[pc, oc.F_SPACE] == oc.SP_PARAM and d.opv[pc, slot] == -1
                   and d.ins[pc, oc.F_OP] == OP_LD):
-                b = (PARAM_BASE + int(d.opo[pc, slot])) // block_bytes
+                b = (PARAM_BASE + int(d.opo[pc, slot])) // IMC_BLOCK_BYTES
             if 0 <= b < IMC_BLOCKS:
                 out[pc] |= np.int64(1) << b
     return out
@@ -109,7 +105,7 @@ def make_state(spec: FetchSpec, n_sm: int, n_warps: int, d, uldc=None) -> Fetch:
     sassmap.py); otherwise the PTX's parameter reads stand for them."""
     n_pcs = d.n
     shift = (spec.line_bytes // spec.inst_bytes).bit_length() - 1
-    masks = imc_masks(d, spec.imc_block_bytes) if uldc is None else np.ascontiguousarray(uldc, np.int64)
+    masks = imc_masks(d) if uldc is None else np.ascontiguousarray(uldc, np.int64)
     return Fetch(make_cache(n_sm, spec.icache_bytes, spec.icache_assoc, spec.replacement, spec.line_bytes),
                  np.int64(spec.miss_latency), np.int64(spec.prefetch_lines), np.int64(shift),
                  np.int64((n_pcs - 1) >> shift), np.full(n_warps, -1, np.int64), np.zeros(n_warps, np.int64),
@@ -137,6 +133,8 @@ def constant_ready(f, sm, pc, t):
 def _constant_blocks(f, sm, mask, t):
     ready = np.int64(0)
     for b in range(IMC_BLOCKS):
+        if (mask >> b) == 0:
+            break
         if (mask >> b) & 1:
             r = f.imc_ready[sm, b]
             if r < 0:

@@ -111,10 +111,6 @@ def earliest(P, M, U, w, sm, sp, now):
             free, held = U.lsu.qring[sm, U.lsu.qhead[sm]], LG_THROTTLE
     else:
         free, held = accepts_at(U.pipes, sp, cls, pc), MATH_PIPE_THROTTLE
-        if cls == oc.C_SFU:
-            # the H100 samples a warp held for the busy MUFU (xu) pipe as wait, not math_pipe_throttle: at 98.6%
-            # xu occupancy its math_pipe_throttle is 0.01 cycles per instruction (validation/probes/sfu_rate.py)
-            held = WAIT
     if free > t:
         p, p_reason = t, reason
         t, reason = free, held
@@ -124,6 +120,16 @@ def earliest(P, M, U, w, sm, sp, now):
             p, p_reason = t, reason
             t, reason = t_sync, r_sync
     return t, reason, pc, p, p_reason
+
+
+@njit(no_cpython_wrapper=True, inline="always")
+def sampled_as(P, pc, reason):
+    """The reason Nsight Compute samples a hold as: a warp held for the busy SFU (MUFU, xu) pipe is `wait` on
+    the H100, not math_pipe_throttle (at 98.6% xu occupancy its math_pipe_throttle is 0.01 cycles per
+    instruction, wait 2.9: validation/probes/sfu_rate.py)."""
+    if reason == MATH_PIPE_THROTTLE and pc >= 0 and P.ins[pc, oc.F_CLASS] == oc.C_SFU:
+        return WAIT
+    return reason
 
 
 @njit(no_cpython_wrapper=True)
@@ -320,7 +326,7 @@ def issue_subpartition(P, M, U, counters, sp, now):
         e, reason, pc, split, split_reason = earliest(P, M, U, w, sm, sp, now)
         s.next_bound[w] = e
         if U.events.on != 0:
-            note_hold(U.events, w, reason)
+            note_hold(U.events, w, sampled_as(P, pc, reason))
         if e <= now:
             if s.starve > 0 and s.eligible_since[w] < 0:      # the starvation guard's clock
                 s.eligible_since[w] = e
@@ -339,7 +345,9 @@ def issue_subpartition(P, M, U, counters, sp, now):
         # another warp's instruction
         keep = busy_cycles(U.pipes, sp, P.ins[best_pc, oc.F_CLASS], best_pc,
                            max(best_split, s.accounted_until[best]), best_e)
-    account(s, best, best_pc, now, best_e, best_reason, best_pc >= 0, best_split, best_split_reason, keep)
+    # the pipe's busy cycles go to the reason the H100 samples them as; the cycles it took others' work, not_selected
+    account(s, best, best_pc, now, best_e, sampled_as(P, best_pc, best_reason), best_pc >= 0, best_split,
+            best_split_reason, keep)
     if U.events.on != 0 and best_pc >= 0:
         note_issue(U.events, best, sp, now)
     s.last_issued[sp] = best

@@ -110,6 +110,29 @@ def test_a_lines_spills_go_to_its_first_pc_only():
     assert w[:, 4].tolist() == [0.5, 0.0, 0.0] and w[:, 5].tolist() == [2.0, 0.0, 0.0]
 
 
+ULDC_LISTING = """
+\t//## File "ptx", line 5
+        /*0000*/                   LDC R1, c[0x0][0x28] ;
+        /*0010*/                   ULDC.64 UR4, c[0x0][0x208] ;
+\t//## File "ptx", line 6
+        /*0020*/                   ULDC UR6, c[0x0][0x220] ;
+        /*0030*/                   ULDC UR7, c[0x0][0x0] ;
+\t//## File "ptx", line 7
+        /*0040*/                   ULDC UR8, c[0x0][0x240] ;
+        /*0050*/                   LDC R2, c[0x0][0x280] ;
+        /*0060*/                   EXIT ;
+"""
+
+
+def test_each_constant_block_misses_at_the_line_of_its_first_uldc_and_ldc_reads_none():
+    m = sassmap.build(sasslisting.parse_listing(ULDC_LISTING), "\n" * 10)
+    # 0x208 and 0x220 share the 64-B block 8 (its first ULDC is line 5's); 0x0 is block 0; 0x240 block 9;
+    # the non-uniform LDCs (0x28, 0x280) do not go through the immediate-constant cache
+    assert m.uldc == {5: 1 << 8, 6: 1 << 0, 7: 1 << 9}
+    w = sassmap.pc_weights(m, [5, 5, 6, 7])
+    assert w[:, 11].tolist() == [1 << 8, 0, 1, 1 << 9]
+
+
 @needs_tools
 def test_sass_model_issues_what_ptxas_made_and_the_ptx_model_is_unchanged():
     k = gpusim.load_ptx(PTX)["k"]

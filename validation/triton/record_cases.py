@@ -36,13 +36,14 @@ sys.path.insert(0, str(ROOT))
 KERNELS = "regex:^(add_kernel|softmax_kernel|layer_norm_fwd|sum_kernel|histogram_kernel|matmul_kernel|attn_fwd_kernel)$"
 
 
-def profile(out: Path) -> None:
+def profile(out: Path, wanted: list[str] | None = None) -> None:
+    """Profile every program under ncu with the suite's metrics (or `wanted`)."""
     from validation._ncu import NCU_FLAGS, candidate_metrics, filter_existing, query_base_names
     from validation.record import find_ncu
     out.mkdir(parents=True, exist_ok=True)
     ncu = find_ncu()
     base, _ = query_base_names(ncu)
-    metrics, dropped = filter_existing(candidate_metrics(), base)
+    metrics, dropped = filter_existing(wanted or candidate_metrics(), base)
     (out / "metrics.json").write_text(json.dumps({"used": metrics, "dropped_not_on_chip": dropped}, indent=1))
     smi = subprocess.run("nvidia-smi; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,"
                          "clocks.mem --format=csv", shell=True, capture_output=True, text=True)
