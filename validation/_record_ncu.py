@@ -159,3 +159,16 @@ def print_table(records) -> None:
         g = g if isinstance(g, (int, float)) else float("nan")
         print(f"{name:22s} {str(rec.get('check', {}).get('passed')):>5s} {w / 1e3:10.2f} {f / 1e3:10.2f} "
               f"{g / 1e3:9.2f}")
+
+
+def profile_merge_cli(doc: str, profile, merge, argv: list[str], default_dest) -> int:
+    """`profile OUTDIR ...` (on the device) or `merge OUTDIR [DEST]` (here) for a recorder whose profile(out,
+    *rest) takes the remaining arguments as strings; anything else prints `doc`."""
+    if len(argv) >= 2 and argv[0] == "profile":
+        profile(Path(argv[1]), *argv[2:])
+        return 0
+    if len(argv) >= 2 and argv[0] == "merge":
+        merge(Path(argv[1]), Path(argv[2]) if len(argv) > 2 else default_dest)
+        return 0
+    print(doc)
+    return 2

@@ -8,7 +8,8 @@ Each parameter is fitted from the case that isolates it, holding the others fixe
   fetch.miss_latency          launch_empty: no_instruction stall cycles of its one warp (after the L2: its
                               code is read through it)
   fetch.imc_latency           launch_empty: imc_miss stall cycles of its one warp (its ULDC of the block size)
-  gigathread.launch_overhead  launch_empty: measured gpc__cycles_elapsed.max minus simulated cycles at 0
+  gigathread.launch_overhead  launch_empty: measured gpc__cycles_elapsed.max (the median of its runs) minus
+                              simulated cycles at 0
 A chase step is one dependent load plus the PTX address arithmetic before it, so each latency is
 shifted by the per-step difference; two passes settle it. No per-kernel factors are introduced.
 The result is written as a TOML override file (`--write FILE.toml`), usable as `--gpu FILE.toml`.
@@ -18,7 +19,7 @@ from __future__ import annotations
 import json
 from functools import reduce
 
-from validation.replay import DATA, simulate
+from validation.replay import DATA, hw_cycles, simulate
 
 # gpusim starts every launch with cold caches; the DRAM chase is only DRAM-bound with L2 flushed
 # (its chain fits in the 50 MB L2 once a previous launch has walked it)
@@ -66,7 +67,7 @@ def fit(spec, passes: int = 2, log=print) -> tuple:
         spec = spec.with_(**{"fetch.imc_latency": max(0, int(round(spec.fetch.imc_latency + hw_imc - m[IMC])))})
     fitted["fetch.imc_latency"] = (old, spec.fetch.imc_latency,
                                    f"launch_empty: H100 imc_miss {hw_imc:.0f} cycles per warp")
-    hw = rec["ncu"]["metrics"]["gpc__cycles_elapsed.max"]["value"]
+    hw = hw_cycles(rec)     # the median of its H100 runs
     m, _, _ = simulate(cases["launch_empty"], spec.with_(**{"gigathread.launch_overhead": 0}))
     old = spec.gigathread.launch_overhead
     spec = spec.with_(**{"gigathread.launch_overhead": int(round(hw - m["gpc__cycles_elapsed.max"]))})

@@ -59,6 +59,10 @@ def profile(out: Path, only: list[str]) -> None:
     print(f"numba cases: {len(results)} of {len(names)} in {time.time() - t0:.0f}s", flush=True)
 
 
+def _profile_cli(out: Path, only: str = "numba") -> None:
+    profile(out, only.split(","))
+
+
 def merge(out: Path, dest: Path) -> None:
     import numpy as np
     when = time.strftime("%Y-%m-%d", time.gmtime(out.stat().st_mtime))
@@ -97,15 +101,9 @@ def merge(out: Path, dest: Path) -> None:
 
 
 def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if len(argv) >= 2 and argv[0] == "profile":
-        profile(Path(argv[1]), argv[2].split(",") if len(argv) > 2 else ["numba"])
-        return 0
-    if len(argv) >= 2 and argv[0] == "merge":
-        merge(Path(argv[1]), Path(argv[2]) if len(argv) > 2 else HERE / "data" / "h100")
-        return 0
-    print(__doc__)
-    return 2
+    from validation._record_ncu import profile_merge_cli
+    return profile_merge_cli(__doc__, _profile_cli, merge, sys.argv[1:] if argv is None else argv,
+                             HERE / "data" / "h100")
 
 
 if __name__ == "__main__":

@@ -10,6 +10,13 @@ local instructions, each until the LSU begins it: a warp whose instruction finds
 lg_throttle, however long the queued ones keep the LSU busy. A store keeps the LSU until its L2 slice
 has taken it; an atomic does not (its slice queues it). (Until 2026-11-27 the queue held `queue` = 64
 cycles of LSU work; validation/DEVIATIONS.md, twelfth pass.)
+
+The MIO queue of a sub-partition is in order: its global/local instructions leave it for the L1's queue
+of `mio_lg_queue` instructions, and a special-register read (S2R) or shuffle behind them leaves it only
+once they are in (`mio_behind_lg`). A new CTA's S2R behind a backlog of stores or reductions therefore
+waits, and its consumer stalls on short_scoreboard: the H100 samples those stalls on the first consumer
+of `S2R SR_TID.X` in the store and atomic microbenchmarks (validation/data/h100/ncu/
+sass_stalls_atomics_2026-11-27/).
 """
 from __future__ import annotations
 
@@ -65,6 +72,11 @@ class LSUSpec:
                                            "it comes within `combine_window` cycles (fitted: store_rows2 and 4 "
                                            "merge, store_rows8's 8 lines per store do not; 0 turns it off)",
                                (0, 32))
+    mio_lg_queue: int = param(32, "instructions", "the L1's queue of global/local instructions behind the in-order "
+                                                 "MIO: a special-register read or shuffle leaves the MIO once the "
+                                                 "global/local instructions its sub-partition queued before it got "
+                                                 "into that queue (the LSU began all but this many of those the SM "
+                                                 "queued); 0: it passes them", (0, 4096))
     combine_window: int = param(1000, "cycles", "the most cycles between a warp's stores that merge (fitted: "
                                                 "store_rows2 +3.1%, store_rows4 +2.7% when all merge; with 32 "
                                                 "cycles +30% and +151%)", (0, MAX_CYCLES))
@@ -78,7 +90,7 @@ class LSUSpec:
 LSU = namedtuple("LSU", "issue_interval tag_lines atomic_same_address free_at drain_at last_drain counters "
                        "pc_sectors pc_requests addrs sectors groups store_line aggregated atomic_line "
                        "float_atomic spill spill_bytes spill_debt spill_next spill_addr wc_lines wc_n wc_time "
-                       "combine_lines combine_window partial qring qhead")
+                       "combine_lines combine_window partial qring qhead qcount mio_lg_queue sp_queued")
 # spill: per pc, the spill loads and stores (LDL/STL ptxas added) per execution (x SLOT, the SASS model);
 # spill_bytes: each thread's spill area, after its PTX local frame; spill_debt: per warp, the fractions
 # not yet issued; spill_next: per warp, the next 4-byte slot of the area; spill_addr: the lanes' offsets
@@ -125,7 +137,8 @@ def make_state(spec: LSUSpec, n_sm: int, n_warps: int, n_pcs: int, aggregated=No
                np.full((n_warps, max(1, spec.combine_lines)), -1, np.int64), np.zeros(n_warps, np.int64),
                np.zeros(n_warps, np.int64),
                np.int64(spec.combine_lines), np.int64(spec.combine_window), np.zeros(512, np.int64),
-               np.zeros((n_sm, spec.queue_instructions), np.int64), np.zeros(n_sm, np.int64))
+               np.zeros((n_sm, spec.queue_instructions), np.int64), np.zeros(n_sm, np.int64), np.zeros(n_sm, np.int64),
+               np.int64(spec.mio_lg_queue), np.zeros(n_sm * 4, np.int64))
 
 
 def counters(lsu: LSU) -> dict:
@@ -348,6 +361,20 @@ def global_atomic(lsu, l1, l2, noc, dram, tr_addr, mask, size, sm, pc, now, w):
 
 
 @njit
+def mio_behind_lg(lsu, sm, sp, now):
+    """The cycle an MIO operation of sub-partition sp issued at `now` (S2R, SHFL) leaves its in-order MIO
+    queue: once the global/local instructions the sub-partition queued before it got into the L1's queue
+    of `mio_lg_queue` (the LSU began the one that many places ahead of the newest of them in the SM's queue)."""
+    if lsu.mio_lg_queue == 0 or lsu.sp_queued[sp] == 0:
+        return now
+    q = lsu.qring.shape[1]
+    n = lsu.sp_queued[sp] - lsu.mio_lg_queue        # the SM's queue position that must have begun
+    if n <= 0 or n <= lsu.qcount[sm] - q:
+        return now
+    return max(now, lsu.qring[sm, (n - 1) % q])
+
+
+@njit
 def memory_timing(lsu, smem, l1, l2, noc, dram, tr_addr, tr_info, local_bytes, sm, pc, now, w):
     """Completion cycle of the memory instruction the executor just ran, and its scoreboard kind."""
     sp = tr_info[TI_SPACE]
@@ -365,6 +392,7 @@ def memory_timing(lsu, smem, l1, l2, noc, dram, tr_addr, tr_info, local_bytes, s
         h = lsu.qhead[sm]       # the LSU queue: this one holds its entry until the LSU begins it
         lsu.qring[sm, h] = max(now, lsu.free_at[sm])
         lsu.qhead[sm] = (h + 1) % lsu.qring.shape[1]
+        lsu.qcount[sm] += 1
     if sp == oc.SP_GLOBAL and tr_info[TI_ATOM] != 0:
         return global_atomic(lsu, l1, l2, noc, dram, tr_addr, mask, size, sm, pc, now, w), KIND_LONG
     if sp == oc.SP_GLOBAL or sp == oc.SP_LOCAL:

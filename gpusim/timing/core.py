@@ -22,7 +22,16 @@ from gpusim.memory.dsm import barrier_completed, remote_access
 from gpusim.sm.asyncops import after_issue, async_ready, clear_cta, clear_warp, tma_requests
 from gpusim.sm.executor import S_BARRIER, S_DONE, S_FAULT, init_cta, init_warp, step
 from gpusim.sm.fetch import constant_ready, fetch_ready
-from gpusim.sm.lsu import KIND_LONG, KIND_SHORT, copy_issued, group_op, memory_timing, spill_traffic, warp_reset
+from gpusim.sm.lsu import (
+    KIND_LONG,
+    KIND_SHORT,
+    copy_issued,
+    group_op,
+    memory_timing,
+    mio_behind_lg,
+    spill_traffic,
+    warp_reset,
+)
 from gpusim.sm.pipelines import SLOT, accepts_at, busy_cycles, dispatch_hold, occupy, take_slots, warp_block
 from gpusim.sm.scheduler import GTO, GTY, NEVER, account, priority, slot_warp, subpartition_of, wake
 from gpusim.sm.scoreboard import clear, mark_written, operands_read, operands_ready, reads_released
@@ -187,6 +196,7 @@ def issue(P, M, U, counters, w, pc, now):
             if space == oc.SP_GLOBAL or space == oc.SP_LOCAL:
                 # the LSU reads the instruction's registers when it begins it
                 operands_read(U.scoreboard, w, pc, began + 1)
+                U.lsu.sp_queued[sp] = U.lsu.qcount[sm]
             if op == OP_LDMATRIX:
                 done += U.smem.ldsm_latency
             if M.tr_info[TI_SPACE] == oc.SP_SHARED and M.clslot[M.wcta[w], CL_SIZE] > 1:
@@ -212,7 +222,8 @@ def issue(P, M, U, counters, w, pc, now):
             kind = KIND_SHORT
         elif U.scoreboard.variable[pc] != 0 and lat > 0:    # S2R, SHFL: MIO operations with a scoreboard
             kind = KIND_SHORT
-            lat = max(lat, U.scoreboard.variable[pc])
+            # it leaves the sub-partition's in-order MIO queue behind the global instructions queued there
+            lat = max(lat, mio_behind_lg(U.lsu, sm, sp, now) - now + U.scoreboard.variable[pc])
         elif s.wait_cycles[pc] > 0 and (cls == oc.C_INT or cls == oc.C_INT64 or cls == oc.C_FP32
                                         or cls == oc.C_FP64 or cls == oc.C_MISC):
             lat = 0     # the SASS model with ptxas's stall cycles: they hold the warp for its fixed latencies

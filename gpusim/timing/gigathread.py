@@ -24,7 +24,8 @@ from gpusim.timing.core import A_CTA_DONE, A_FAULT, A_IDLE, ISSUED, advance, dis
 @dataclass(frozen=True)
 class GigaThreadSpec:
     """Kernel launch and CTA dispatch."""
-    launch_overhead: int = param(3370, "cycles", "from the launch to the first CTA dispatch (fitted: launch_empty)",
+    launch_overhead: int = param(3586, "cycles", "from the launch to the first CTA dispatch (fitted: launch_empty, "
+                                                 "the median of its five H100 runs)",
                                  (0, MAX_CYCLES))
     cta_launch_latency: int = param(180, "cycles", "from a CTA's dispatch to its warps' first issue", (0, MAX_CYCLES))
     gpcs: int = param(8, "count", "graphics processing clusters: the SMs are split into this many groups of "

@@ -4,7 +4,8 @@ with the sampled stall reasons as columns, from the two exports collect.sh write
                            no warpgroup_arrive column)
   csv/<k>.pcsamp.csv       dump_pcsamp.py (ncu_report): every smsp__pcsamp_* metric per PC, warpgroup_arrive included
 Writes <k>.sass_stalls.csv beside this file (from run_fine/) and run_auto/<k>.sass_stalls.csv, and checks that the
-two exports agree on every reason they share. Usage: python3 make_tables.py [--print]"""
+two exports agree on every reason they share. Usage: python3 make_tables.py [--print] [--dir DIR]
+(--dir: another collection's folder, its run_fine/ only, every launch it holds; sass_stalls_atomics_2026-11-27)"""
 import csv
 import sys
 from pathlib import Path
@@ -70,8 +71,14 @@ def fmt(rec, top=None):
 
 def main():
     show = "--print" in sys.argv
-    for run, dest in ((HERE / "run_fine", HERE), (HERE / "run_auto", HERE / "run_auto")):
-        for k in KERNELS:
+    runs, kernels = ((HERE / "run_fine", HERE), (HERE / "run_auto", HERE / "run_auto")), KERNELS
+    if "--dir" in sys.argv:
+        there = Path(sys.argv[sys.argv.index("--dir") + 1]).resolve()
+        runs = ((there / "run_fine", there),)
+        kernels = sorted(f.name[:-len(".source_sass.csv")]
+                         for f in (there / "run_fine" / "csv").glob("*.source_sass.csv"))
+    for run, dest in runs:
+        for k in kernels:
             recs, bad = tidy(run, k)
             write(dest / f"{k}.sass_stalls.csv", recs)
             if bad:
