@@ -11,12 +11,13 @@ lg_throttle, however long the queued ones keep the LSU busy. A store keeps the L
 has taken it; an atomic does not (its slice queues it). (Until 2026-11-27 the queue held `queue` = 64
 cycles of LSU work; validation/DEVIATIONS.md, twelfth pass.)
 
-The MIO queue of a sub-partition is in order: its global/local instructions leave it for the L1's queue
-of `mio_lg_queue` instructions, and a special-register read (S2R) or shuffle behind them leaves it only
-once they are in (`mio_behind_lg`). A new CTA's S2R behind a backlog of stores or reductions therefore
-waits, and its consumer stalls on short_scoreboard: the H100 samples those stalls on the first consumer
-of `S2R SR_TID.X` in the store and atomic microbenchmarks (validation/data/h100/ncu/
-sass_stalls_atomics_2026-11-27/).
+The MIO queue of a sub-partition is in order: its global/local stores and atomics, whose data goes through
+it, leave it for the L1's queue of `mio_lg_queue` instructions, and a special-register read (S2R) or
+shuffle behind them leaves it only once they are in (`mio_behind_lg`). A new CTA's S2R behind a backlog of
+stores or reductions therefore waits, and its consumer stalls on short_scoreboard: the H100 samples those
+stalls on the first consumer of `S2R SR_TID.X` in the store and atomic microbenchmarks
+(validation/data/h100/ncu/sass_stalls_atomics_2026-11-27/), and hardly any in load-streaming kernels
+(prog_vecadd 0.8 cycles per instruction, tri_vecadd 0.4), so loads do not hold it.
 """
 from __future__ import annotations
 
@@ -74,9 +75,11 @@ class LSUSpec:
                                (0, 32))
     mio_lg_queue: int = param(32, "instructions", "the L1's queue of global/local instructions behind the in-order "
                                                  "MIO: a special-register read or shuffle leaves the MIO once the "
-                                                 "global/local instructions its sub-partition queued before it got "
-                                                 "into that queue (the LSU began all but this many of those the SM "
-                                                 "queued); 0: it passes them", (0, 4096))
+                                                 "global/local stores and atomics its sub-partition queued before "
+                                                 "it got into that queue (the LSU began all but this many of the "
+                                                 "instructions the SM queued before the newest of them); 0: it "
+                                                 "passes them (fitted on the store and atomic microbenchmarks' "
+                                                 "short_scoreboard, eighteenth pass)", (0, 4096))
     combine_window: int = param(1000, "cycles", "the most cycles between a warp's stores that merge (fitted: "
                                                 "store_rows2 +3.1%, store_rows4 +2.7% when all merge; with 32 "
                                                 "cycles +30% and +151%)", (0, MAX_CYCLES))
@@ -363,8 +366,9 @@ def global_atomic(lsu, l1, l2, noc, dram, tr_addr, mask, size, sm, pc, now, w):
 @njit
 def mio_behind_lg(lsu, sm, sp, now):
     """The cycle an MIO operation of sub-partition sp issued at `now` (S2R, SHFL) leaves its in-order MIO
-    queue: once the global/local instructions the sub-partition queued before it got into the L1's queue
-    of `mio_lg_queue` (the LSU began the one that many places ahead of the newest of them in the SM's queue)."""
+    queue: once the global/local stores and atomics the sub-partition queued before it got into the L1's
+    queue of `mio_lg_queue` (the LSU began the instruction that many places ahead of the newest of them in
+    the SM's queue; `sp_queued` holds that one's position)."""
     if lsu.mio_lg_queue == 0 or lsu.sp_queued[sp] == 0:
         return now
     q = lsu.qring.shape[1]

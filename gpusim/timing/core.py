@@ -196,7 +196,8 @@ def issue(P, M, U, counters, w, pc, now):
             if space == oc.SP_GLOBAL or space == oc.SP_LOCAL:
                 # the LSU reads the instruction's registers when it begins it
                 operands_read(U.scoreboard, w, pc, began + 1)
-                U.lsu.sp_queued[sp] = U.lsu.qcount[sm]
+                if M.tr_info[TI_STORE] != 0 or M.tr_info[TI_ATOM] != 0:     # its data goes through the MIO
+                    U.lsu.sp_queued[sp] = U.lsu.qcount[sm]
             if op == OP_LDMATRIX:
                 done += U.smem.ldsm_latency
             if M.tr_info[TI_SPACE] == oc.SP_SHARED and M.clslot[M.wcta[w], CL_SIZE] > 1:
