@@ -75,6 +75,7 @@ def _pass_cycles(d: Path) -> dict:
 
 
 def merge(out: Path, dest: Path) -> None:
+    from validation.replay import hw_cycles, hw_runs
     when = time.strftime("%Y-%m-%d", time.gmtime(out.stat().st_mtime))
     passes = sorted(p for p in out.glob("pass*") if p.is_dir())
     per_case: dict = {}
@@ -91,7 +92,6 @@ def merge(out: Path, dest: Path) -> None:
             "date": when, "passes": len(passes),
             "note": "one ncu run per pass, each pass a new process; hw_cycles is the median of all runs"}
         path.write_text(json.dumps(rec, indent=1) + "\n")
-        from validation.replay import hw_cycles, hw_runs
         runs = hw_runs(rec)
         print(f"{case:28s} runs {[int(x) for x in runs]} -> median {hw_cycles(rec):,.0f} "
               f"(spread {max(runs) / min(runs) - 1:+.1%})")

@@ -3,7 +3,7 @@
 Functionally a copy completes when it issues: its bytes are in shared memory at once, so
 `cp.async.commit_group` / `wait_group` / `wait_all` change nothing (a program that reads the data
 before waiting sees it early, where the GPU could show stale data: PTX leaves that undefined).
-The timing model (sm/lsu.py `AsyncGroups`, timing/core.py) times the global read through the LSU
+The timing model (sm/copygroups.py, timing/core.py) times the global read through the LSU
 (and the L1 for .ca; .cg goes to the L2) and holds a warp at `wait_group N` until all but its
 newest N committed groups have landed.
 

@@ -33,6 +33,8 @@ from gpusim.memory.coalescer import coalesce, count_lines
 from gpusim.memory.l1 import l1_load, l1_store_local
 from gpusim.memory.l2 import l2_access, l2_atomic
 from gpusim.memory.shared_banks import ATOM, LD, ST, same_address_ways, smem_access, wavefronts
+from gpusim.sm.copygroups import make_state as copy_groups
+from gpusim.sm.copygroups import warp_reset as copies_reset
 from gpusim.sm.state import TI_ASYNC, TI_ATOM, TI_MASK, TI_SIZE, TI_SPACE, TI_STORE
 from gpusim.spec import MAX_CYCLES, param
 
@@ -100,11 +102,9 @@ LSU = namedtuple("LSU", "issue_interval tag_lines atomic_same_address free_at dr
 # partial: scratch, per sector of the store being sent, 1 if its bytes are not all written
 # wc_lines, wc_n, wc_time: per warp, the lines of its store that later ones may merge into (wc_n of them;
 # 0: none) and the cycle of its last global store
-# cp.async groups per warp: `open` the latest landing cycle of copies not yet committed, `ring` that of
-# the newest GROUP_RING committed groups (group k in slot k % GROUP_RING), `count` groups committed,
-# `old` the latest landing cycle of the groups that left the ring
-AsyncGroups = namedtuple("AsyncGroups", "open ring count old")
-GROUP_RING = 8
+# qring, qhead, qcount: per SM, the cycle the LSU begins each of its last queue_instructions global/local
+# instructions (a ring), the next slot, and how many it has queued; sp_queued: per sub-partition (at most 4
+# per SM), the queue position (qcount) of its newest store or atomic, which its S2Rs wait behind
 LD_REQUESTS, LD_SECTORS, ST_REQUESTS, ST_SECTORS, LOCAL_SECTORS, ATOM_REQUESTS = range(6)     # counters
 KIND_NONE, KIND_SHORT, KIND_LONG = 0, 1, 2      # scoreboard producer kinds (sm/scoreboard.py)
 
@@ -128,8 +128,7 @@ def make_state(spec: LSUSpec, n_sm: int, n_warps: int, n_pcs: int, aggregated=No
                np.int64(spec.atomic_same_address_cycles),
                np.zeros(n_sm, np.int64), np.zeros(n_warps, np.int64), np.zeros(1, np.int64), np.zeros(6, np.int64),
                np.zeros(n_pcs, np.int64), np.zeros(n_pcs, np.int64), np.zeros(32, np.int64), np.zeros(512, np.int64),
-               AsyncGroups(np.zeros(n_warps, np.int64), np.zeros((n_warps, GROUP_RING), np.int64),
-                           np.zeros(n_warps, np.int64), np.zeros(n_warps, np.int64)),
+               copy_groups(n_warps),
                np.int64(spec.store_line_cycles),
                np.zeros(n_pcs, np.int64) if aggregated is None else np.ascontiguousarray(aggregated, np.int64),
                np.int64(spec.atomic_line_cycles),
@@ -369,7 +368,7 @@ def mio_behind_lg(lsu, sm, sp, now):
     queue: once the global/local stores and atomics the sub-partition queued before it got into the L1's
     queue of `mio_lg_queue` (the LSU began the instruction that many places ahead of the newest of them in
     the SM's queue; `sp_queued` holds that one's position)."""
-    if lsu.mio_lg_queue == 0 or lsu.sp_queued[sp] == 0:
+    if lsu.mio_lg_queue == 0:
         return now
     q = lsu.qring.shape[1]
     n = lsu.sp_queued[sp] - lsu.mio_lg_queue        # the SM's queue position that must have begun
@@ -414,42 +413,4 @@ def warp_reset(lsu, w):
     """A new warp in slot w: no stores to drain, no copies in flight, nothing to write-combine with."""
     lsu.drain_at[w] = 0
     lsu.wc_n[w] = 0
-    g = lsu.groups
-    g.open[w] = 0
-    g.count[w] = 0
-    g.old[w] = 0
-
-
-@njit
-def copy_issued(g, w, lands):
-    """A cp.async of warp w whose bytes are in shared memory at cycle `lands`."""
-    g.open[w] = max(g.open[w], lands)
-
-
-@njit
-def _commit(g, w):
-    k = g.count[w]
-    slot = k % GROUP_RING
-    if k >= GROUP_RING:
-        g.old[w] = max(g.old[w], g.ring[w, slot])
-    g.ring[w, slot] = g.open[w]
-    g.count[w] = k + 1
-    g.open[w] = 0
-
-
-@njit
-def group_op(g, w, sub, n):
-    """cp.async.commit_group / wait_group n / wait_all of warp w: the cycle before which the warp may
-    not issue again (0: no wait). wait_all commits the open copies and waits for every group."""
-    if sub == oc.CP_COMMIT or sub == oc.CP_WAIT_ALL:
-        _commit(g, w)
-        if sub == oc.CP_COMMIT:
-            return np.int64(0)
-        n = 0
-    k = g.count[w]
-    if n >= k:
-        return np.int64(0)
-    until = g.old[w] if k - n > 0 else np.int64(0)
-    for j in range(max(0, k - GROUP_RING), k - n):
-        until = max(until, g.ring[w, j % GROUP_RING])
-    return until
+    copies_reset(lsu.groups, w)

@@ -20,18 +20,10 @@ from gpusim.isa import opcodes as oc
 from gpusim.jit import njit
 from gpusim.memory.dsm import barrier_completed, remote_access
 from gpusim.sm.asyncops import after_issue, async_ready, clear_cta, clear_warp, tma_requests
+from gpusim.sm.copygroups import copy_issued, group_op
 from gpusim.sm.executor import S_BARRIER, S_DONE, S_FAULT, init_cta, init_warp, step
 from gpusim.sm.fetch import constant_ready, fetch_ready
-from gpusim.sm.lsu import (
-    KIND_LONG,
-    KIND_SHORT,
-    copy_issued,
-    group_op,
-    memory_timing,
-    mio_behind_lg,
-    spill_traffic,
-    warp_reset,
-)
+from gpusim.sm.lsu import KIND_LONG, KIND_SHORT, memory_timing, mio_behind_lg, spill_traffic, warp_reset
 from gpusim.sm.pipelines import SLOT, accepts_at, busy_cycles, dispatch_hold, occupy, take_slots, warp_block
 from gpusim.sm.scheduler import GTO, GTY, NEVER, account, priority, slot_warp, subpartition_of, wake
 from gpusim.sm.scoreboard import clear, mark_written, operands_read, operands_ready, reads_released
@@ -223,7 +215,7 @@ def issue(P, M, U, counters, w, pc, now):
             kind = KIND_SHORT
         elif U.scoreboard.variable[pc] != 0 and lat > 0:    # S2R, SHFL: MIO operations with a scoreboard
             kind = KIND_SHORT
-            # it leaves the sub-partition's in-order MIO queue behind the global instructions queued there
+            # it leaves the sub-partition's in-order MIO queue behind the stores and atomics queued there
             lat = max(lat, mio_behind_lg(U.lsu, sm, sp, now) - now + U.scoreboard.variable[pc])
         elif s.wait_cycles[pc] > 0 and (cls == oc.C_INT or cls == oc.C_INT64 or cls == oc.C_FP32
                                         or cls == oc.C_FP64 or cls == oc.C_MISC):
