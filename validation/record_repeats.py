@@ -12,7 +12,7 @@ of the case: the first recording, the extra-stalls pass and these.
 
 On the device (one call):
 
-    python3 validation/record_repeats.py profile OUTDIR [PASSES] [numba|triton|both]
+    python3 validation/record_repeats.py profile OUTDIR [PASSES] [numba|triton|both] [case,case,...]
 
 Here, without a GPU:
 
@@ -32,13 +32,14 @@ sys.path.insert(0, str(ROOT))
 METRICS = ["gpc__cycles_elapsed.max", "smsp__inst_executed.sum"]
 
 
-def profile(out: Path, passes: int, which: str) -> None:
+def profile(out: Path, passes: int, which: str, only: list[str] | None = None) -> None:
     from validation._record_ncu import profile_all
     from validation.record import find_ncu
     from validation.replay import recorded_cases
     out.mkdir(parents=True, exist_ok=True)
     ncu = find_ncu()
-    names = [r["case"] for r in recorded_cases() if not r["case"].startswith("tri_")]
+    names = [r["case"] for r in recorded_cases()
+             if not r["case"].startswith("tri_") and (not only or r["case"] in only)]
     for k in range(passes):
         t0 = time.time()
         d = out / f"pass{k + 1}"
@@ -51,8 +52,8 @@ def profile(out: Path, passes: int, which: str) -> None:
         print(f"pass {k + 1}: {time.time() - t0:.0f}s", flush=True)
 
 
-def _profile_cli(out: Path, passes: str = "3", which: str = "both") -> None:
-    profile(out, int(passes), which)
+def _profile_cli(out: Path, passes: str = "3", which: str = "both", cases: str = "") -> None:
+    profile(out, int(passes), which, [c for c in cases.split(",") if c])
 
 
 def _pass_cycles(d: Path) -> dict:

@@ -1,4 +1,5 @@
-"""DRAM channels (HBM3 on H100): each channel serves sectors at its share of the bandwidth, in order.
+"""DRAM channels (HBM3 on H100): each channel serves sectors at its share of the bandwidth, in the order they
+reach it (gpusim/memory/timeline.py: a read booked for a later cycle does not hold up one that arrives first).
 
 A sector's channel is a hash of its line address. A read sector occupies its channel for
 32 B / (bandwidth / channels) cycles and its data is back `latency` cycles after the channel takes
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpusim.jit import njit
+from gpusim.memory.timeline import book, make_timeline
 from gpusim.spec import MAX_CYCLES, param
 
 
@@ -38,12 +40,12 @@ class DRAMSpec:
             raise ConfigError(f"bad value for '{prefix}fetch_bytes': 32 or 64")
 
 
-DRAM = namedtuple("DRAM", "channel_free latency channel_bandwidth fetch_pairs counters")
+DRAM = namedtuple("DRAM", "channels latency channel_bandwidth fetch_pairs counters")
 READ_BYTES, WRITE_BYTES = range(2)       # counters
 
 
 def make_state(spec: DRAMSpec) -> DRAM:
-    return DRAM(np.zeros(spec.channels, np.float64), np.int64(spec.latency),
+    return DRAM(make_timeline(spec.channels), np.int64(spec.latency),
                 np.float64(spec.bandwidth / spec.channels), spec.fetch_bytes >= 64, np.zeros(2, np.int64))
 
 
@@ -61,18 +63,17 @@ def channel_of(sector, n):
 @njit
 def dram_read(d, sector, now):
     """One 32-byte sector read: the cycle its data is back at the L2."""
-    ch = channel_of(sector, d.channel_free.shape[0])
-    start = max(np.float64(now), d.channel_free[ch])
-    d.channel_free[ch] = start + 32.0 / d.channel_bandwidth
+    ch = channel_of(sector, d.channels.run_lo.shape[0])
+    start = book(d.channels, ch, np.float64(now), 32.0 / d.channel_bandwidth)
     d.counters[READ_BYTES] += 32
     return np.int64(start) + d.latency
 
 
 @njit
-def dram_burst_extra(d, sector):
-    """The second sector of a 64-byte burst: channel time and bytes, no extra latency."""
-    ch = channel_of(sector, d.channel_free.shape[0])
-    d.channel_free[ch] += 32.0 / d.channel_bandwidth
+def dram_burst_extra(d, sector, now):
+    """The second sector of a 64-byte burst read at `now`: channel time and bytes, no extra latency."""
+    ch = channel_of(sector, d.channels.run_lo.shape[0])
+    book(d.channels, ch, np.float64(now), 32.0 / d.channel_bandwidth)
     d.counters[READ_BYTES] += 32
 
 
@@ -81,6 +82,6 @@ def dram_writeback(d, sector, n, now):
     """n dirty sectors evicted from the L2 (charged to the channel of the line that evicted them)."""
     if n == 0:
         return
-    ch = channel_of(sector, d.channel_free.shape[0])
-    d.channel_free[ch] = max(np.float64(now), d.channel_free[ch]) + n * 32.0 / d.channel_bandwidth
+    ch = channel_of(sector, d.channels.run_lo.shape[0])
+    book(d.channels, ch, np.float64(now), n * 32.0 / d.channel_bandwidth)
     d.counters[WRITE_BYTES] += 32 * n

@@ -20,6 +20,7 @@ from gpusim.memory.cache import dirty_sectors, fill, holds_line, make_cache, pro
 from gpusim.memory.dram import dram_burst_extra, dram_read, dram_writeback
 from gpusim.memory.interconnect import deliver, hop
 from gpusim.memory.replacement import check_policy
+from gpusim.memory.timeline import book, make_timeline
 from gpusim.spec import MAX_CYCLES, param
 
 
@@ -95,7 +96,7 @@ class L2Spec:
         check_policy(self.replacement, prefix + "replacement")
 
 
-L2 = namedtuple("L2", "cache slice_free latency atomic_latency slice_bandwidth atomic_interval counters probe "
+L2 = namedtuple("L2", "cache slices latency atomic_latency slice_bandwidth atomic_interval counters probe "
                      "atomic_free atomic_shift float_chain chain_sector chain_ready write_miss fill_free write_cost "
                      "partial_cost write_queue accepted atomic_line_interval")
 LOOKUPS, HITS, WRITE_SECTORS = range(3)      # counters
@@ -104,7 +105,7 @@ LOOKUPS, HITS, WRITE_SECTORS = range(3)      # counters
 
 
 def make_state(spec: L2Spec) -> L2:
-    return L2(make_cache(1, spec.size, spec.assoc, spec.replacement), np.zeros(spec.slices, np.float64),
+    return L2(make_cache(1, spec.size, spec.assoc, spec.replacement), make_timeline(spec.slices),
               np.int64(spec.latency), np.int64(spec.atomic_latency), np.float64(spec.bandwidth / spec.slices),
               np.float64(spec.atomic_interval), np.zeros(3, np.int64), np.full(3, -1, np.int64),
               np.zeros(spec.slices, np.float64), np.int64(spec.atomic_unit_bytes.bit_length() - 6),
@@ -150,16 +151,15 @@ def l2_access(l2, noc, dram, sm, sector, now, is_write, partial=False, merge=0):
     slice's partial-write unit, `write_miss` cycles each. merge > 0: the first sector of a write request
     (one line's sectors in one store) of `merge` sectors that leaves bytes of some unwritten: the request
     takes the slice at least `partial_cost` (the slice merges the bytes into the sectors it holds)."""
-    nsl = l2.slice_free.shape[0]
+    nsl = l2.slices.run_lo.shape[0]
     sl = slice_of(sector, nsl)
     h = hop(noc, sm, sl, nsl)
-    start = max(np.float64(now + h), l2.slice_free[sl])
     cost = 1.0
     if is_write:
         cost = l2.write_cost
         if merge > 0:   # the first sector of a write request of `merge` sectors, some partial: the slice's merge
             cost = max(l2.partial_cost - (merge - 1) * l2.write_cost, cost)
-    l2.slice_free[sl] = start + 32.0 / l2.slice_bandwidth * cost
+    start = book(l2.slices, sl, np.float64(now + h), 32.0 / l2.slice_bandwidth * cost)
     l2.accepted[0] = start - l2.write_queue     # when the write got into the slice's queue
     t = np.int64(start)
     half = l2.latency // 2
@@ -184,7 +184,7 @@ def l2_access(l2, noc, dram, sm, sector, now, is_write, partial=False, merge=0):
     if dram.fetch_pairs:
         pair = sector ^ 1          # DRAM delivers 64 B: the neighbouring sector comes along
         if probe(l2.cache, 0, pair, t) < 0:
-            dram_burst_extra(dram, sector)
+            dram_burst_extra(dram, sector, t + half)
             _install(l2, dram, pair, done, t, False)
     return deliver(noc, sm, done + (l2.latency - half) + h, 32)
 
@@ -197,12 +197,11 @@ def l2_atomic(l2, noc, dram, sm, sector, now, ways, is_float=False, full_line=Fa
     operations take `atomic_line_interval` each.
     A floating-point one (is_float) starts no sooner than `float_chain` cycles after the unit's last
     floating-point atomic on the same sector began: it needs that one's sum."""
-    nsl = l2.slice_free.shape[0]
+    nsl = l2.slices.run_lo.shape[0]
     sl = slice_of(sector, nsl)
     au = slice_of(sector, nsl, l2.atomic_shift)     # the slice whose atomic unit owns the sector
     h = hop(noc, sm, sl, nsl)
-    t = max(np.float64(now + h), l2.slice_free[sl])
-    l2.slice_free[sl] = t + 32.0 / l2.slice_bandwidth
+    t = book(l2.slices, sl, np.float64(now + h), 32.0 / l2.slice_bandwidth)
     t = max(t, l2.atomic_free[au])
     if is_float:
         if l2.chain_sector[au] == sector and l2.chain_ready[au] > t:

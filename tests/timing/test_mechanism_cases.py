@@ -11,7 +11,7 @@ import validation  # noqa: F401  (numpy shim before numba is imported)
 from validation.cases import mechanisms
 
 CASES = mechanisms.CASES
-GROUPS = {"gatomics", "dispatch", "local", "mlp", "smem_pipe", "exposed"}
+GROUPS = {"gatomics", "dispatch", "local", "mlp", "smem_pipe", "exposed", "burst"}
 
 
 def test_every_family_is_there_with_unique_names():
@@ -61,3 +61,18 @@ def test_small_variant_matches_reference_in_gpusim(case):
     assert res["passed"], res
     if case.derive:
         case.derive(out, inp)
+
+
+def test_the_burst_barrier_wait_comes_from_the_arrivals_not_the_clock_after_the_barrier():
+    """On the H100 the clock read after BAR.SYNC.DEFER_BLOCKING is 2 cycles after the one before it on every warp:
+    the barrier does not hold it. A warp's wait is its CTA's last arrival minus its own."""
+    case = next(c for c in mechanisms.small_cases() if c.NAME == "burst_w32")    # 2 CTAs of 4 warps
+    inp = case.inputs(0)
+    t0 = np.array([[100, 100, 104, 104], [500, 500, 500, 502]], np.int64)
+    t1 = t0 + np.array([[900, 1300, 1000, 1700], [800, 800, 800, 800]])
+    st = np.stack([t0, t1, t1 + 2], axis=-1).ravel()
+    d = case.derive({"stamps": st, "out": inp["out"]}, inp)
+    assert d["warps_per_cta"] == 4
+    # CTA 0 has its data at 1000, 1400, 1104 and 1804: its warps wait 804, 404, 700 and 0 cycles; CTA 1's 2, 2, 2, 0
+    assert d["barrier_wait_mean"] == pytest.approx((804 + 404 + 700 + 2 + 2 + 2) / 8)
+    assert d["arrival_spread_mean"] == pytest.approx((804 + 2) / 2)

@@ -73,9 +73,20 @@ kernel for numba's CUDA simulator (validation/smoke.py) and for quick gpusim fun
   its load. `derive`: cycles per iteration (thread 0's %clock64).
     exposed_b64   132 x 64  (2 warps per SM)
     exposed_b256  132 x 256 (8 warps per SM)
+- burst (added 2026-11-27): the whole grid asks DRAM for 8.6 MB at once: each thread sums 8 coalesced
+  int32 loads, stores the sum and waits at one __syncthreads. Lane 0 of each warp records %clock64 at its
+  start, after its store (its data is in) and after the barrier; `derive` gives the mean wait at the
+  barrier per warp (how much later the CTA's last warp got its data), the spread of a CTA's arrivals
+  and the arrival median / 90th percentile. The pattern of tri_sum and the grid-stride reductions'
+  barriers, where the H100 waits at the barrier 4-12x longer than gpusim did.
+    burst_w4        2112 x 128  (16 CTAs of 4 warps per SM)
+    burst_w8        1056 x 256  (8 CTAs of 8 warps per SM)
+    burst_w32       264 x 1024  (2 CTAs of 32 warps per SM)
+    burst_w8_light  132 x 256   (1 CTA per SM, 1.1 MB: the same with little queueing)
 """
 from __future__ import annotations
 
+from validation.cases.mechanisms.burst import burst_cases, burst_small_cases
 from validation.cases.mechanisms.dispatch import _dispatch_case, dispatch_cases
 from validation.cases.mechanisms.exposed import _exposed_case
 from validation.cases.mechanisms.gatomics import gatomics_cases
@@ -93,8 +104,9 @@ def small_cases() -> list:
     out += [_mlp_case(n, grid=2, block=32, per_thread=8) for n in MLP_KERNELS]
     out += smem_cases(grid=1, block=64, iters=2)
     out += [_exposed_case(32, grid=2, iters=2), _exposed_case(64, grid=1, iters=3)]
+    out += burst_small_cases()
     return out
 
 
 CASES = (gatomics_cases() + dispatch_cases() + local_cases() + [_mlp_case(n) for n in MLP_KERNELS]
-         + smem_cases() + [_exposed_case(64), _exposed_case(256)])
+         + smem_cases() + [_exposed_case(64), _exposed_case(256)] + burst_cases())
