@@ -49,8 +49,10 @@ def cmd_validate(args):
         same, nregs = v.registers_equal(mrows)
         source = "ptxas's" if m == "sass" else "gpusim's PTX estimate"
         f = v.summarize(mrows)
-        report.console.print(f"{m} model: cycle MAPE {f['cycle_mape_pct']:.1f}% (held-out "
-                             f"{f['held_out']['cycle_mape_pct']:.1f}%, p90 {f['held_out']['cycle_p90_pct']:.1f}%), "
+        ho = f["held_out"]
+        held = (f"held-out {ho['cycle_mape_pct']:.1f}%, p90 {ho['cycle_p90_pct']:.1f}%"
+                if ho["cases"] else "no held-out case among them")
+        report.console.print(f"{m} model: cycle MAPE {f['cycle_mape_pct']:.1f}% ({held}), "
                              f"registers equal to the H100's on {same}/{nregs} cases ({source})")
     out = Path(args.out)
     plot = out.with_suffix(".png") if not names else None
@@ -59,11 +61,14 @@ def cmd_validate(args):
     if not names:
         v.write_report(rows, summary, spec, out, plot, model, by_model)
         v.save_rows(rows, summary, out.with_name("sim_results.json"))
+    lat = summary["latency_errors_pct"]
+    pr = f"Pearson r {summary['cycle_pearson_r']:.3f} (log {summary['cycle_pearson_r_log']:.3f}), " \
+        if summary["cases"] > 1 else ""
     report.console.print(
-        f"[bold]{summary['cases']} cases: cycle MAPE {summary['cycle_mape_pct']:.1f}%, Pearson r "
-        f"{summary['cycle_pearson_r']:.3f} (log {summary['cycle_pearson_r_log']:.3f}), exact counters "
+        f"[bold]{summary['cases']} cases: cycle MAPE {summary['cycle_mape_pct']:.1f}%, {pr}exact counters "
         f"{summary['exact_counters_matching']}, latency errors "
-        + ", ".join(f"{k} {e:+.1f}%" for k, e in summary["latency_errors_pct"].items()) + "[/bold]")
+        + (", ".join(f"{k} {e:+.1f}%" for k, e in lat.items()) if lat else "(no pointer chase among them)")
+        + "[/bold]")
 
 
 def _sass_tools() -> bool:

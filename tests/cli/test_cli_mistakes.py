@@ -99,6 +99,13 @@ def test_validate_unknown_case(capsys):
     assert "unknown case 'nope'" in err
 
 
+def test_validate_of_one_microbenchmark_says_what_its_summary_lacks_instead_of_printing_nan(capsys):
+    """`--case` of a single microbenchmark printed 'held-out nan%, p90 nan%' and an empty 'latency errors'."""
+    code, out, err = run_cli(capsys, ["validate", "--case", "burst_w8_light", "--model", "ptx"])
+    assert code == 0, err[-300:]
+    assert "nan" not in out and "no held-out case among them" in out and "no pointer chase among them" in out
+
+
 def test_validate_unwritable_report_is_refused_before_replaying(capsys, tmp_path):
     err = one_line_error(capsys, ["validate", "--out", str(tmp_path / "missing" / "R.md")])
     assert "--out" in err
