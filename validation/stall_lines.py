@@ -1,0 +1,149 @@
+"""Where a case's stalls fall, per PTX line: the H100's per-SASS stall sampling against gpusim's per-line stalls.
+
+    python validation/stall_lines.py CASE [--top 15] [--model sass] [--table PATH]
+
+The H100 side is a per-SASS-instruction sampling table (`<case>.sass_stalls.csv` of a collection under
+data/h100/ncu/sass_stalls*/: samples per stall reason per SASS instruction, no line information). Its
+instructions are matched to PTX lines through gpusim's SASS map: the PTX gpusim launches for the case is
+compiled again with each line tagged (gpusim/sassmap.py), and the two SASS listings are aligned by opcode
+(difflib; they are the same compile apart from line info, so nearly all instructions match; the count that did
+not is printed). gpusim runs the case (timing mode) and charges its stall cycles per PTX line. Both sides are
+shown as shares of their totals, per PTX line, largest first: which line the time goes to and why, where the
+two differ. Diagnosis only; nothing is fitted on it.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import difflib
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+NOT_REASONS = {"offset", "address", "sass", "inst_executed", "samples", "samples_not_issued"}
+
+
+def find_table(case: str) -> Path | None:
+    found = sorted((HERE / "data" / "h100" / "ncu").glob(f"sass_stalls*/**/{case}.sass_stalls.csv"))
+    found = [p for p in found if p.parent.name.startswith("sass_stalls") or p.parent.name == "run_auto"]
+    return found[-1] if found else None
+
+
+def hw_rows(path: Path) -> list[dict]:
+    """(opcode, {reason: samples}) per SASS instruction, NOPs and never-executed padding dropped."""
+    from gpusim.sasslisting import opcode
+    out = []
+    with open(path) as fh:
+        for r in csv.DictReader(fh):
+            reasons = {k.replace("no_instructions", "no_instruction"): int(v or 0) for k, v in r.items()
+                       if k not in NOT_REASONS and not k.endswith("_not_issued") and k != "selected"}
+            op = opcode(r["sass"].strip())
+            if op == "NOP":
+                continue
+            out.append({"op": op, "sass": r["sass"], "reasons": reasons})
+    return out
+
+
+def listing_lines(ptx: str) -> list[tuple[str, int | None]]:
+    """(opcode, PTX line) per SASS instruction of the tagged compile, in listing order."""
+    from gpusim import ptxas, sassmap
+    from gpusim.sasslisting import fill_lines, opcode, parse_blocks
+    exe, dis = ptxas.find(), sassmap.find_nvdisasm()
+    if exe is None or dis is None:
+        raise SystemExit("stall_lines needs ptxas and nvdisasm (pip install -e '.[sass]')")
+    listing = sassmap.disassemble(exe, dis, sassmap.tag_lines(ptx), ptxas.arch_for("90", ptx))
+    out = []
+    for blk in parse_blocks(listing)[0]:
+        for (ins, _, _), ln in zip(blk, fill_lines([x[1] for x in blk])):
+            if opcode(ins) != "NOP":
+                out.append((opcode(ins), ln))
+    return out
+
+
+def hw_per_line(rows: list[dict], lines: list) -> tuple[dict, int]:
+    """{PTX line: {reason: samples}} and the number of H100 instructions left unmatched."""
+    sm = difflib.SequenceMatcher(a=[r["op"] for r in rows], b=[op for op, _ in lines], autojunk=False)
+    per = defaultdict(lambda: defaultdict(int))
+    matched = set()
+    for a, b, n in sm.get_matching_blocks():
+        for k in range(n):
+            ln = lines[b + k][1]
+            matched.add(a + k)
+            for reason, v in rows[a + k]["reasons"].items():
+                per[ln][reason] += v
+    return per, len(rows) - len(matched)
+
+
+def sim_per_line(case_name: str, model: str) -> tuple[dict, dict, str]:
+    """gpusim's ({PTX line: {reason: cycles}}, {PTX line: text}, the launched PTX) for the case's last launch."""
+    import gpusim
+    from gpusim.launch import _resolve
+    from gpusim.presets import get_preset
+    from gpusim.report_lines import per_line_counters
+    from validation.cases import all_cases
+    case = all_cases()[case_name]
+    res, texts = [], []
+
+    def launch(kernel, grid, block, *args, **opts):
+        texts.append(_resolve(kernel, args, None, True).module.text)
+        r = gpusim.launch(kernel, grid, block, *args, gpu=get_preset("h100"), mode="timing", fma=True, model=model,
+                          **opts)
+        res.append(r)
+        return r
+
+    case.run(launch, case.inputs(0))
+    per, text = defaultdict(lambda: defaultdict(float)), {}
+    for row in per_line_counters(res[-1]):
+        ln = row["ptx_line"]
+        text[ln] = row["text"]
+        for reason, v in row.get("stalls", {}).items():
+            if reason != "selected":
+                per[ln][reason] += v
+    return per, text, texts[-1]
+
+
+def _shares(per: dict) -> tuple[dict, float]:
+    tot = sum(sum(d.values()) for d in per.values()) or 1.0
+    return {ln: {k: 100.0 * v / tot for k, v in d.items() if v} for ln, d in per.items()}, tot
+
+
+def _fmt(d: dict, n: int = 3) -> str:
+    return " ".join(f"{k}:{v:.1f}" for k, v in sorted(d.items(), key=lambda x: -x[1])[:n] if v >= 0.05)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("case")
+    ap.add_argument("--top", type=int, default=15)
+    ap.add_argument("--model", default="sass", choices=["sass", "ptx"])
+    ap.add_argument("--table", help="the H100 sampling table (default: the newest collection that has the case)")
+    args = ap.parse_args(argv)
+    table = Path(args.table) if args.table else find_table(args.case)
+    if table is None:
+        print(f"no per-SASS sampling table for {args.case!r} (collections: data/h100/ncu/sass_stalls*/)",
+              file=sys.stderr)
+        return 2
+    rows = hw_rows(table)
+    sim, text, ptx = sim_per_line(args.case, args.model)     # the PTX gpusim ran: its lines are the ones charged
+    hw, unmatched = hw_per_line(rows, listing_lines(ptx))
+    ptx_lines = ptx.splitlines()
+    hw_s, _ = _shares(hw)
+    sim_s, _ = _shares(sim)
+    print(f"{args.case}: H100 table {table.relative_to(HERE.parent)}; {len(rows)} SASS instructions, "
+          f"{unmatched} not matched to a line; shares of all stall samples / cycles, per PTX line")
+    keys = sorted(set(hw_s) | set(sim_s), key=lambda ln: -(sum(hw_s.get(ln, {}).values())
+                                                            + sum(sim_s.get(ln, {}).values())))
+    print(f"{'line':>5}  {'H100 %':>6} {'gpusim %':>8}  text | H100 top reasons | gpusim top reasons")
+    for ln in keys[:args.top]:
+        h, s = hw_s.get(ln, {}), sim_s.get(ln, {})
+        src = text.get(ln) or (ptx_lines[ln - 1].strip() if ln and 0 < ln <= len(ptx_lines) else "(no line)")
+        print(f"{ln if ln else '-':>5}  {sum(h.values()):6.1f} {sum(s.values()):8.1f}  {src[:48]:48s} | "
+              f"{_fmt(h):38s} | {_fmt(s)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
