@@ -26,6 +26,9 @@ def cmd_validate(args):
     def show(row):
         report.console.print(f"{row['case']:24s} H100 {row['hw_cycles']:>12,.0f}  gpusim {row['sim_cycles']:>12,}  "
                              f"{100 * row['cycle_err']:+7.1f}%  ({row['sim_seconds']:.1f} s)")
+        if names and row.get("derived"):     # the case's clock-read figures, H100 / gpusim
+            report.console.print("    " + ", ".join(f"{k} {hw:,.1f} / {sim:,.1f}" for k, (hw, sim)
+                                                    in row["derived"].items()), highlight=False)
 
     model = getattr(args, "model", "ptx") or "ptx"
     models = ["ptx", "sass"] if model == "both" else [model]

@@ -23,8 +23,10 @@ from validation.replay import DATA, hw_cycles, simulate
 
 # gpusim starts every launch with cold caches; the DRAM chase is only DRAM-bound with L2 flushed
 # (its chain fits in the 50 MB L2 once a previous launch has walked it)
+# (and the burst cases measure DRAM data arriving from a cold L2)
 CLOCK_RUN = {"chase_dram": "l2_flushed", "chase_dram_4m": "l2_flushed", "chase_dram_seq": "l2_flushed",
-             "chase_dram_seq1k": "l2_flushed"}
+             "chase_dram_seq1k": "l2_flushed", "burst_w4": "l2_flushed", "burst_w8": "l2_flushed",
+             "burst_w32": "l2_flushed", "burst_w8_light": "l2_flushed"}
 PLAN = [("l1.latency", "chase_l1"), ("smem.latency", "chase_shared"), ("l2.latency", "chase_l2"),
         ("dram.latency", "chase_dram")]
 NOINST = "smsp__average_warp_latency_issue_stalled_no_instruction.ratio"

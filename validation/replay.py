@@ -110,10 +110,13 @@ def compare(rec: dict, sim: dict, derived: dict) -> dict:
     row["stall_top3_match"] = (hw3 == sim3) if hw3 else None
     hw_i, sim_i = _ncu(rec, "smsp__inst_executed.sum"), sim.get("smsp__inst_executed.sum")
     row["inst_err"] = (sim_i - hw_i) / hw_i if hw_i and sim_i else None
+    from validation.calibrate import CLOCK_RUN
+    run = rec.get("clock64", {}).get(CLOCK_RUN.get(rec["case"], "warm"), {})
+    # the case's own figures from its in-kernel clock reads (derive), the H100's run beside gpusim's
+    row["derived"] = {k: (run[k], v) for k, v in derived.items()
+                      if isinstance(v, (int, float)) and isinstance(run.get(k), (int, float))}
     if rec["case"] in LATENCY_CASES:
-        from validation.calibrate import CLOCK_RUN
-        hw = rec["clock64"][CLOCK_RUN.get(rec["case"], "warm")]["cycles_per_step"]
-        row["latency"] = (LATENCY_CASES[rec["case"]], hw, derived.get("cycles_per_step"))
+        row["latency"] = (LATENCY_CASES[rec["case"]], run["cycles_per_step"], derived.get("cycles_per_step"))
     return row
 
 

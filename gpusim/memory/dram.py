@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpusim.jit import njit
-from gpusim.memory.timeline import book, make_timeline
+from gpusim.memory.timeline import book, make_timeline, units
 from gpusim.spec import MAX_CYCLES, param
 
 
@@ -63,7 +63,7 @@ def channel_of(sector, n):
 @njit
 def dram_read(d, sector, now):
     """One 32-byte sector read: the cycle its data is back at the L2."""
-    ch = channel_of(sector, d.channels.run_lo.shape[0])
+    ch = channel_of(sector, units(d.channels))
     start = book(d.channels, ch, np.float64(now), 32.0 / d.channel_bandwidth)
     d.counters[READ_BYTES] += 32
     return np.int64(start) + d.latency
@@ -72,7 +72,7 @@ def dram_read(d, sector, now):
 @njit
 def dram_burst_extra(d, sector, now):
     """The second sector of a 64-byte burst read at `now`: channel time and bytes, no extra latency."""
-    ch = channel_of(sector, d.channels.run_lo.shape[0])
+    ch = channel_of(sector, units(d.channels))
     book(d.channels, ch, np.float64(now), 32.0 / d.channel_bandwidth)
     d.counters[READ_BYTES] += 32
 
@@ -82,6 +82,6 @@ def dram_writeback(d, sector, n, now):
     """n dirty sectors evicted from the L2 (charged to the channel of the line that evicted them)."""
     if n == 0:
         return
-    ch = channel_of(sector, d.channels.run_lo.shape[0])
+    ch = channel_of(sector, units(d.channels))
     book(d.channels, ch, np.float64(now), n * 32.0 / d.channel_bandwidth)
     d.counters[WRITE_BYTES] += 32 * n

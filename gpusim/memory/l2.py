@@ -20,7 +20,7 @@ from gpusim.memory.cache import dirty_sectors, fill, holds_line, make_cache, pro
 from gpusim.memory.dram import dram_burst_extra, dram_read, dram_writeback
 from gpusim.memory.interconnect import deliver, hop
 from gpusim.memory.replacement import check_policy
-from gpusim.memory.timeline import book, make_timeline
+from gpusim.memory.timeline import book, make_timeline, units
 from gpusim.spec import MAX_CYCLES, param
 
 
@@ -151,7 +151,7 @@ def l2_access(l2, noc, dram, sm, sector, now, is_write, partial=False, merge=0):
     slice's partial-write unit, `write_miss` cycles each. merge > 0: the first sector of a write request
     (one line's sectors in one store) of `merge` sectors that leaves bytes of some unwritten: the request
     takes the slice at least `partial_cost` (the slice merges the bytes into the sectors it holds)."""
-    nsl = l2.slices.run_lo.shape[0]
+    nsl = units(l2.slices)
     sl = slice_of(sector, nsl)
     h = hop(noc, sm, sl, nsl)
     cost = 1.0
@@ -197,7 +197,7 @@ def l2_atomic(l2, noc, dram, sm, sector, now, ways, is_float=False, full_line=Fa
     operations take `atomic_line_interval` each.
     A floating-point one (is_float) starts no sooner than `float_chain` cycles after the unit's last
     floating-point atomic on the same sector began: it needs that one's sum."""
-    nsl = l2.slices.run_lo.shape[0]
+    nsl = units(l2.slices)
     sl = slice_of(sector, nsl)
     au = slice_of(sector, nsl, l2.atomic_shift)     # the slice whose atomic unit owns the sector
     h = hop(noc, sm, sl, nsl)

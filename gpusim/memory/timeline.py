@@ -37,6 +37,12 @@ def make_timeline(units: int) -> Timeline:
 
 
 @njit(inline="always")
+def units(tl):
+    """How many units the timeline serves."""
+    return tl.run_lo.shape[0]
+
+
+@njit(inline="always")
 def _fill(tl, u, b):
     """Bucket b's fill pointer for unit u (a bucket the ring last held for an earlier cycle starts empty);
     -1.0 when a later bucket holds its place in the ring."""

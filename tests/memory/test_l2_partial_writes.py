@@ -7,6 +7,7 @@ import numpy as np
 
 import gpusim
 from gpusim.memory.l2 import l2_access, slice_of
+from gpusim.memory.timeline import units
 from gpusim.presets import H100
 from gpusim.sm.lsu import sector_partial
 from gpusim.timing.state import make_units
@@ -44,7 +45,7 @@ def test_a_partial_write_to_a_line_the_slice_lacks_waits_for_its_partial_write_u
 
 def test_partial_writes_to_new_lines_of_one_slice_queue_one_after_another():
     U = _units(50.0)
-    nsl = U.l2.slices.run_lo.shape[0]
+    nsl = units(U.l2.slices)
     first = (1 << 24) // 32
     same = next(first + 4 * k for k in range(1, 10_000) if slice_of(first + 4 * k, nsl) == slice_of(first, nsl))
     other = next(first + 4 * k for k in range(1, 10_000) if slice_of(first + 4 * k, nsl) != slice_of(first, nsl))

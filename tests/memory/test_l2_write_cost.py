@@ -7,7 +7,7 @@ import pytest
 
 import gpusim
 from gpusim.memory.l2 import l2_access, slice_of
-from gpusim.memory.timeline import free_from
+from gpusim.memory.timeline import free_from, units
 from gpusim.presets import H100
 from gpusim.timing.state import make_units
 
@@ -22,7 +22,7 @@ def _busy_after(write_cost, is_write, now=10_000):
     """How long past `now` the sector's slice stays busy after one access, on an idle L2."""
     U = _units(write_cost)
     sector = (1 << 24) // 32
-    sl = slice_of(sector, U.l2.slices.run_lo.shape[0])
+    sl = slice_of(sector, units(U.l2.slices))
     l2_access(U.l2, U.noc, U.dram, 0, sector, now, is_write, False)
     return free_from(U.l2.slices, sl, now) - now, 32.0 / U.l2.slice_bandwidth
 
@@ -37,7 +37,7 @@ def test_a_written_sector_holds_its_slice_write_cost_times_as_long_as_a_read():
 
 def test_writes_queue_behind_each_other_at_the_write_rate():
     U = _units(2.5)
-    nsl = U.l2.slices.run_lo.shape[0]
+    nsl = units(U.l2.slices)
     first = (1 << 24) // 32
     same = [first] + [first + 4 * k for k in range(1, 20_000)
                       if slice_of(first + 4 * k, nsl) == slice_of(first, nsl)][:9]

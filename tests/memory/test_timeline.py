@@ -3,7 +3,7 @@ import numpy as np
 
 import gpusim
 from gpusim.memory.l2 import l2_access, slice_of
-from gpusim.memory.timeline import BUCKET, book, free_from, make_timeline
+from gpusim.memory.timeline import BUCKET, book, free_from, make_timeline, units
 from gpusim.presets import H100
 from gpusim.timing.state import make_units
 
@@ -64,7 +64,7 @@ def test_a_store_arriving_now_is_not_held_behind_a_load_its_slice_takes_later():
     """The ho_compact/tri_vecadd drain: an L2 write got into its slice's queue only after reads that reach
     the slice thousands of cycles later (their MSHR waits), because the slice was one free-at cycle."""
     U = make_units(H100, gpusim.load_ptx(TINY_PTX)["k"].decoded, 4, 1)
-    nsl = U.l2.slices.run_lo.shape[0]
+    nsl = units(U.l2.slices)
     first = (1 << 24) // 32
     same = [first] + [first + 4 * k for k in range(1, 20_000) if slice_of(first + 4 * k, nsl) == slice_of(first, nsl)]
     for s in same[:150]:                        # 150 loads that reach the slice at cycle 50,000
