@@ -62,12 +62,22 @@ _PTX_LABEL = re.compile(r"^\s*(\$?[\w$]+):")
 _PTX_BRANCH = re.compile(r"\bbra(?:\.uni)?\s+(\$?[\w$]+)\s*;")
 # Hopper's sub-partition pipes (as ncu names them): the ALU pipe (16 lanes: a warp instruction every 2
 # cycles) and the FMA pipe (FP32 on two datapaths, one per cycle; integer multiply-add only on the heavy
-# one, every 2 cycles): in FMA-pipe cycles per instruction
+# one, every 2 cycles): in FMA-pipe cycles per instruction. VIADD is the heavy half's (2 cycles), and a
+# wide or high-half IMAD (IMAD.WIDE[.U32], IMAD.HI[.U32]: a 64-bit product) takes it 4 cycles, not 2 (ncu's
+# pipe counters on int_imad_wide/hi_throughput, validation/data/h100/ncu/int_wide_2026-11-27)
 _ALU = {"IADD3", "LOP3", "SHF", "ISETP", "SEL", "LEA", "FSETP", "FSEL", "FMNMX", "IMNMX", "PLOP3", "P2R", "R2P",
-        "MOV", "IABS", "BMSK", "SGXT", "PRMT", "VIADD", "VIMNMX", "ICMP", "CSET", "CSETP", "FLO", "LOP", "SHL", "SHR",
+        "MOV", "IABS", "BMSK", "SGXT", "PRMT", "VIMNMX", "ICMP", "CSET", "CSETP", "FLO", "LOP", "SHL", "SHR",
         "IADD", "ISCADD", "SHFL_ALU"}
 _FMA = {"FFMA": 1, "FADD": 1, "FMUL": 1, "FSWZADD": 1, "HFMA2": 1, "HADD2": 1, "HMUL2": 1, "IMAD": 2, "IMUL": 2,
-        "IDP": 2, "IMADSP": 2}
+        "IDP": 2, "IMADSP": 2, "VIADD": 2}
+_WIDE_IMAD = re.compile(r"^(?:@!?U?P\w+\s+)?IMAD\.(?:WIDE|HI)\b")
+
+
+def fma_cycles(ins: str, op: str) -> int:
+    """FMA-pipe cycles of one SASS instruction (`op`: its mnemonic without modifiers, in `_FMA`)."""
+    return 4 if op == "IMAD" and _WIDE_IMAD.match(ins) else _FMA[op]
+
+
 # PTX loads, stores, atomics and FP32 arithmetic, and the one SASS instruction each becomes (beside any
 # sign extension or address work): how many of these a block holds per line tells its unroll factor
 _ONE_TO_ONE = re.compile(r"^\s*(@!?%\w+\s+)?(ld|st|fma|add\.f32|mul\.f32|add\.rn\.f32|mul\.rn\.f32|atom|red)\b")
@@ -171,7 +181,7 @@ def weights(text: str, arch: str, flags: tuple = ()) -> SassMap:
         raise LaunchError("model='sass' needs ptxas and nvdisasm: install gpusim[sass] (or gpusim[triton], which "
                           "bundles both), or set GPUSIM_PTXAS/GPUSIM_NVDISASM; model='ptx' needs nothing")
     tools = f"{ptxas.tool_version(exe)} | {ptxas.tool_version(dis)}"
-    key = hashlib.sha256(f"map14\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
+    key = hashlib.sha256(f"map18\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
     path = cache_root() / "ptxas" / f"{key}.map.json"
     if path.exists():
         return SassMap.from_json(json.loads(path.read_text()))
@@ -259,7 +269,7 @@ def build(blocks: list, text: str, in_loop: list | None = None) -> SassMap:
             if op in _ALU:
                 pipe_use[ln][0] += 1.0 / unroll
             elif op in _FMA:
-                pipe_use[ln][1] += _FMA[op] / unroll
+                pipe_use[ln][1] += fma_cycles(ins, op) / unroll
             if op in ("LDL", "STL") and ln not in local_lines:
                 spills[ln][0 if op == "LDL" else 1] += 1.0 / unroll
     for ln, copies in per_line_copies.items():

@@ -330,3 +330,16 @@ def test_spills_go_through_the_l1_as_local_traffic_in_the_sass_model():
     np.testing.assert_array_equal(out_p, out_s)
     again = gpusim.launch(k, 1, 64, x, np.zeros(64, np.float32), mode="timing", model="sass")
     assert again.cycles == s.cycles
+
+
+@pytest.mark.parametrize("ins, cycles", [
+    ("IMAD R7, R3, UR9, RZ", 2), ("IMAD.MOV.U32 R14, RZ, RZ, R18", 2), ("IMAD.IADD R5, R9, 0x1, R5", 2),
+    ("IMAD.WIDE.U32 R20, R20, R3, RZ", 4), ("@!P0 IMAD.WIDE R18, R3, 0x4, R18", 4),
+    ("IMAD.HI.U32 R15, R15, R12, RZ", 4), ("IMAD.WIDE.U32.X R18, R13, 0x49249249, R18, P3", 4),
+    ("VIADD R16, R18, 0x1", 2), ("FFMA R1, R2, R3, R4", 1)])
+def test_wide_and_high_half_imads_hold_the_fma_pipe_four_cycles(ins, cycles):
+    # measured on the H100 (int_imad_wide/hi_throughput): the heavy half is busy 4 cycles per IMAD.WIDE.U32 or
+    # IMAD.HI.U32 against 2 per plain IMAD, and VIADD runs there, not on the ALU
+    op = sasslisting.opcode(ins)
+    assert op in sassmap._FMA and op not in sassmap._ALU
+    assert sassmap.fma_cycles(ins, op) == cycles

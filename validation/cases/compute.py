@@ -15,11 +15,15 @@ is bit-exact whatever the order or fusion of operations.
   uint32 chains per thread, 2048 steps each: (a ^ b) + c (a LOP3, and an add ptxas makes IMAD.IADD
   nearly always) or a * b + c (IMAD). ncu: the ALU pipe 95.9% busy at one instruction per 2 cycles per
   SMSP, and the FMA pipe's heavy half 94% busy with IMADs at one per 2 cycles (fmalite takes none).
+- int_imad_wide_throughput / int_imad_hi_throughput (recorded 2026-11-27, twentieth pass): the same chains
+  with a 32x32->64-bit multiply folded back (IMAD.WIDE.U32 + LOP3) or its high half (IMAD.HI.U32 + LOP3):
+  the FMA-pipe cost of the wide and high-half multiplies ptxas makes of 64-bit and division work.
 """
 from __future__ import annotations
 
 import numpy as np
-from numba import cuda, uint32
+from numba import cuda, uint32, uint64
+from numba.cuda import libdevice
 
 from validation.cases._case import make_case, poison
 from validation.cases._intrinsics import clock64
@@ -189,6 +193,64 @@ def int_imad_throughput(b_in, c_in, iters, out):
     out[t] = uint32(((a0 ^ a1) ^ (a2 ^ a3)) ^ ((a4 ^ a5) ^ (a6 ^ a7)))
 
 
+# The same 8 chains with the multiply's 64-bit product folded back into 32 bits: uint64(a) * uint64(b) is one
+# IMAD.WIDE.U32 (the FMA pipe's heavy half, its two result registers) and the fold a LOP3 on the ALU pipe; the
+# high half alone (umulhi) is one IMAD.HI.U32 and an add. ptxas expands 64-bit and division work into these
+# (a mul.hi.s64 by a constant: four IMAD.WIDE.U32[.X]; a 32-bit rem/div: IMAD.HI.U32).
+def int_imad_wide_throughput(b_in, c_in, iters, out):
+    t = cuda.grid(1)
+    b = uint64(b_in[0])
+    a0, a1, a2, a3 = uint32(t), uint32(t + 1), uint32(t + 2), uint32(t + 3)
+    a4, a5, a6, a7 = uint32(t + 4), uint32(t + 5), uint32(t + 6), uint32(t + 7)
+    for _ in range(iters):
+        for _r in range(4):
+            w = uint64(a0) * b
+            a0 = uint32(w >> uint64(32)) ^ uint32(w)
+            w = uint64(a1) * b
+            a1 = uint32(w >> uint64(32)) ^ uint32(w)
+            w = uint64(a2) * b
+            a2 = uint32(w >> uint64(32)) ^ uint32(w)
+            w = uint64(a3) * b
+            a3 = uint32(w >> uint64(32)) ^ uint32(w)
+            w = uint64(a4) * b
+            a4 = uint32(w >> uint64(32)) ^ uint32(w)
+            w = uint64(a5) * b
+            a5 = uint32(w >> uint64(32)) ^ uint32(w)
+            w = uint64(a6) * b
+            a6 = uint32(w >> uint64(32)) ^ uint32(w)
+            w = uint64(a7) * b
+            a7 = uint32(w >> uint64(32)) ^ uint32(w)
+    out[t] = uint32(((a0 ^ a1) ^ (a2 ^ a3)) ^ ((a4 ^ a5) ^ (a6 ^ a7)))
+
+
+def int_imad_hi_throughput(b_in, c_in, iters, out):
+    t = cuda.grid(1)
+    b = b_in[0]
+    c = c_in[0]
+    a0, a1, a2, a3 = uint32(t), uint32(t + 1), uint32(t + 2), uint32(t + 3)
+    a4, a5, a6, a7 = uint32(t + 4), uint32(t + 5), uint32(t + 6), uint32(t + 7)
+    for _ in range(iters):
+        for _r in range(4):
+            a0 = uint32(libdevice.umulhi(a0, b) ^ c)
+            a1 = uint32(libdevice.umulhi(a1, b) ^ c)
+            a2 = uint32(libdevice.umulhi(a2, b) ^ c)
+            a3 = uint32(libdevice.umulhi(a3, b) ^ c)
+            a4 = uint32(libdevice.umulhi(a4, b) ^ c)
+            a5 = uint32(libdevice.umulhi(a5, b) ^ c)
+            a6 = uint32(libdevice.umulhi(a6, b) ^ c)
+            a7 = uint32(libdevice.umulhi(a7, b) ^ c)
+    out[t] = uint32(((a0 ^ a1) ^ (a2 ^ a3)) ^ ((a4 ^ a5) ^ (a6 ^ a7)))
+
+
+def _wide_step(a, b, c):
+    w = a.astype(np.uint64) * np.uint64(b)
+    return ((w >> np.uint64(32)) ^ (w & np.uint64(0xFFFFFFFF))).astype(np.uint32)
+
+
+def _hi_step(a, b, c):
+    return (((a.astype(np.uint64) * np.uint64(b)) >> np.uint64(32)).astype(np.uint32) ^ c).astype(np.uint32)
+
+
 def _make_int_tp(name, kernel, np_step, what, grid=TP_GRID, block=TP_BLOCK, iters=TP_ITERS // 2):
     n = grid * block
 
@@ -237,7 +299,11 @@ def int_cases(grid=TP_GRID, block=TP_BLOCK, iters=TP_ITERS // 2) -> list:
     return [_make_int_tp("int_alu_throughput", int_alu_throughput, lambda a, b, c: (a ^ b) + c,
                          "xor-add steps (LOP3 + IADD3)", grid, block, iters),
             _make_int_tp("int_imad_throughput", int_imad_throughput, lambda a, b, c: a * b + c,
-                         "multiply-add steps (IMAD)", grid, block, iters)]
+                         "multiply-add steps (IMAD)", grid, block, iters),
+            _make_int_tp("int_imad_wide_throughput", int_imad_wide_throughput, _wide_step,
+                         "wide multiplies folded to 32 bits (IMAD.WIDE.U32 + LOP3)", grid, block, iters),
+            _make_int_tp("int_imad_hi_throughput", int_imad_hi_throughput, _hi_step,
+                         "high-half multiplies (IMAD.HI.U32 + LOP3)", grid, block, iters)]
 
 
 CASES = [_make_lat(), _make_tp(), _empty_case()] + int_cases()
