@@ -311,7 +311,10 @@ def occupy(p, sp, cls, pc, now):
         if p.alu[pc] > 0:
             _busy(p, sp, oc.C_INT, now, now + (p.interval[oc.C_INT] * p.alu[pc] + SLOT - 1) // SLOT, p.alu[pc])
         if p.fma[pc] > 0:
-            _busy(p, sp, oc.C_FP32, now, now + (p.interval[oc.C_FP32] * p.fma[pc] + SLOT - 1) // SLOT, p.fma[pc])
+            # the stretch's issue cycles are its FMA-pipe instructions, not its cycles (an IMAD issues in one of
+            # its 2): at most the line's SASS that is not on the ALU
+            fma_ins = min(p.fma[pc], max(p.slots[pc] - p.alu[pc], np.int64(SLOT)))
+            _busy(p, sp, oc.C_FP32, now, now + (p.interval[oc.C_FP32] * p.fma[pc] + SLOT - 1) // SLOT, fma_ins)
         return p.latency[cls]
     if w == SLOT:
         _busy(p, sp, pipe_of(cls), now, now + p.interval[cls], SLOT)

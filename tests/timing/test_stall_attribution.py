@@ -56,6 +56,22 @@ def test_a_line_of_one_sass_instruction_occupies_the_pipe_its_sass_runs_on_not_i
     assert accepts_at(p, 0, INT, 2) == 14
 
 
+def test_an_imad_keeps_the_fma_pipe_busy_in_the_cycle_after_it_issues():
+    # one IMAD (FMA pipe, 2 cycles, one SASS instruction) and one IMAD.WIDE (4 cycles): the pipe issues each in
+    # one cycle and is busy, taking nobody, in the rest (the H100's int_imad_throughput: math_pipe_throttle 3.36
+    # and not_selected 3.31 cycles per issue-active cycle); a line of an IMAD and an IADD3 issues one FMA-pipe
+    # instruction
+    FP32 = oc.C_FP32
+    p = make_pipes(PipelineSpec(ii_int=2, ii_fp32=1), 1, 30, 30,
+                   slots=np.array([[16, 0, 32], [16, 0, 64], [32, 16, 32]]))
+    occupy(p, 0, INT, 0, 10)
+    assert p.free_at[0, FP32] == 12 and busy_cycles(p, 0, INT, 0, 10, 12) == 1
+    occupy(p, 0, INT, 1, 12)
+    assert p.free_at[0, FP32] == 16 and busy_cycles(p, 0, INT, 1, 12, 16) == 3
+    occupy(p, 0, INT, 2, 16)
+    assert p.free_at[0, FP32] == 18 and busy_cycles(p, 0, INT, 2, 16, 18) == 1
+
+
 def test_waiting_behind_more_busy_stretches_than_remembered_takes_their_busy_share():
     # the pipe takes an instruction every other cycle for 400 cycles: half of any wait was busy, also one
     # longer than the remembered stretches (a warp a priority order puts last waits that long)
