@@ -42,8 +42,8 @@ def parse_listing(listing: str) -> list[list[tuple[str, int | None]]]:
 
 
 def parse_blocks(listing: str) -> tuple[list, list]:
-    """The SASS basic blocks (as `parse_listing`) and, per block, whether it lies in a loop: between a
-    label and a later branch back to it."""
+    """The SASS basic blocks (as `parse_listing`) and, per block, its loop depth: how many loops (a label and
+    a later branch back to it) it lies in; 0 outside every loop."""
     blocks, cur, line, labels_at = [], [], None, []
     starts: dict = {}            # label -> index of the block it starts
     back: list = []              # (first block, last block) of each backward branch
@@ -91,11 +91,14 @@ def parse_blocks(listing: str) -> tuple[list, list]:
             cur, labels_at = [], []
     if cur:
         blocks.append(cur)
-    in_loop = [False] * len(blocks)
+    loops: dict = {}                          # first block -> last: branches back to one label close one loop
     for first, last in back:
+        loops[first] = max(last, loops.get(first, last))
+    depth = [0] * len(blocks)
+    for first, last in loops.items():
         for b in range(first, min(last, len(blocks) - 1) + 1):
-            in_loop[b] = True
-    return blocks, in_loop
+            depth[b] += 1
+    return blocks, depth
 
 
 def opcode(text: str) -> str:

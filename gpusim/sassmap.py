@@ -15,12 +15,16 @@ every SASS instruction, the PTX line it came from. So the mapping is explicit an
     which ptxas never expands);
   * SASS with no line (the prologue, BSSY/BSYNC reconvergence, the trailing self-branch and NOP padding)
     goes to the nearest line before it in its block, else after it; the dead self-branch after the last
-    EXIT and NOPs are dropped.
+    EXIT and NOPs are dropped;
+  * a line inside PTX loops counts only its copies inside as many SASS loops (`_kept_copies`): what ptxas
+    hoisted out of a loop, or out of an inner loop into the outer one, runs once per enclosing trip, not
+    per execution of the line. PTX loops are the branches back to a label whose code reaches the branch
+    (`ptx_loops`), so numba's early `ret` block, placed before the body and jumped back to, is none.
 
 Where it cannot map: a module ptxas refuses with the tags, a line no SASS names (weight 0) whose PTX is
-executed only on a path ptxas removed, loop-invariant work ptxas hoisted out of a loop (counted as if
-still inside), and per-path splits within one line (counted as the mean). The map then is what the line
-numbers say, not the dynamic SASS path; `spill_lines` lists the PTX lines whose SASS touches local
+executed only on a path ptxas removed, loop-invariant work hoisted where ptxas kept no loop around the
+line (counted as if still inside), and per-path splits within one line (counted as the mean). The map
+then is what the line numbers say, not the dynamic SASS path; `spill_lines` lists the PTX lines whose SASS touches local
 memory ptxas added (LDL/STL with no ld.local/st.local in the PTX line).
 
 The listing is read back by gpusim/sasslisting.py. From each SASS instruction's control word the map
@@ -60,6 +64,7 @@ _ULDC = re.compile(r"^ULDC(?:\.\w+)*\s+\w+\s*,\s*c\[0x0\]\[(0x[0-9a-fA-F]+)\]") 
 _LDS_VECTOR = re.compile(r"^LDS(?:\.[A-Z]+)*\.(64|128)\b")    # a vector shared load: LDS.64, LDS.U.128
 _PTX_LABEL = re.compile(r"^\s*(\$?[\w$]+):")
 _PTX_BRANCH = re.compile(r"\bbra(?:\.uni)?\s+(\$?[\w$]+)\s*;")
+_PTX_END = re.compile(r"^\s*(?:@!?%\w+\s+)?(?:ret|exit|trap)\b")
 # Hopper's sub-partition pipes (as ncu names them): the ALU pipe (16 lanes: a warp instruction every 2
 # cycles) and the FMA pipe (FP32 on two datapaths, one per cycle; integer multiply-add only on the heavy
 # one, every 2 cycles): in FMA-pipe cycles per instruction. VIADD is the heavy half's (2 cycles), and a
@@ -181,13 +186,13 @@ def weights(text: str, arch: str, flags: tuple = ()) -> SassMap:
         raise LaunchError("model='sass' needs ptxas and nvdisasm: install gpusim[sass] (or gpusim[triton], which "
                           "bundles both), or set GPUSIM_PTXAS/GPUSIM_NVDISASM; model='ptx' needs nothing")
     tools = f"{ptxas.tool_version(exe)} | {ptxas.tool_version(dis)}"
-    key = hashlib.sha256(f"map18\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
+    key = hashlib.sha256(f"map20\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
     path = cache_root() / "ptxas" / f"{key}.map.json"
     if path.exists():
         return SassMap.from_json(json.loads(path.read_text()))
     listing = disassemble(exe, dis, tag_lines(text), arch, flags)
-    blocks, in_loop = parse_blocks(listing)
-    m = build(blocks, text, in_loop)
+    blocks, depth = parse_blocks(listing)
+    m = build(blocks, text, depth)
     m.tools = tools
     ptxas.write_atomic(path, json.dumps(m.to_json()))
     return m
@@ -208,25 +213,71 @@ def disassemble(exe: str, dis: str, tagged: str, arch: str, flags: tuple = ()) -
 
 
 def ptx_loops(text: str) -> list:
-    """PTX loops as (first line, last line): from a label to a later branch back to it."""
-    at, out = {}, []
-    for i, s in enumerate(text.splitlines(), 1):
+    """PTX loops as (first line, last line): from a label to the last branch back to it that the label's
+    code can reach. A branch back to a label whose code cannot come to the branch is no loop: numba puts
+    a kernel's early `ret` block (`$L__BB0_7: ret;`) before the body, and the body's last block jumps back
+    to it."""
+    lines = text.splitlines()
+    starts = {0}                                   # basic blocks: their first lines (0-based)
+    for i, s in enumerate(lines):
+        if _PTX_LABEL.match(s) and not s.lstrip().startswith("."):
+            starts.add(i)
+        elif _PTX_BRANCH.search(s) or _PTX_END.search(s):
+            starts.add(i + 1)
+    starts = sorted(x for x in starts if x < len(lines)) or [0]
+    block_of = [0] * (len(lines) + 1)
+    for b, a in enumerate(starts):
+        for i in range(a, starts[b + 1] if b + 1 < len(starts) else len(lines)):
+            block_of[i] = b
+    label_block = {}
+    for i, s in enumerate(lines):
+        lab = _PTX_LABEL.match(s)
+        if lab and not s.lstrip().startswith("."):
+            label_block[lab.group(1)] = block_of[i]
+    n = len(starts)
+    succ = [set() for _ in range(n)]
+    for b in range(n):
+        last = (starts[b + 1] if b + 1 < n else len(lines)) - 1
+        body = [lines[i] for i in range(starts[b], last + 1) if lines[i].strip()]
+        tail = body[-1] if body else ""
+        br = _PTX_BRANCH.search(tail)
+        if br and br.group(1) in label_block:
+            succ[b].add(label_block[br.group(1)])
+        ends_flow = (_PTX_END.search(tail) or br) and not tail.lstrip().startswith("@")
+        if not ends_flow and b + 1 < n:
+            succ[b].add(b + 1)
+
+    def reaches(a, z):
+        if a < 0:
+            return False
+        seen, todo = {a}, [a]
+        while todo:
+            x = todo.pop()
+            if x == z:
+                return True
+            for y in succ[x] - seen:
+                seen.add(y)
+                todo.append(y)
+        return False
+
+    at, out = {}, {}
+    for i, s in enumerate(lines, 1):
         lab = _PTX_LABEL.match(s)
         if lab:
             at[lab.group(1)] = i
             continue
         br = _PTX_BRANCH.search(s)
-        if br and br.group(1) in at:
-            out.append((at[br.group(1)], i))
-    return out
+        if br and br.group(1) in at and reaches(label_block.get(br.group(1), -1), block_of[i - 1]):
+            out[at[br.group(1)]] = i
+    return sorted(out.items())
 
 
-def build(blocks: list, text: str, in_loop: list | None = None) -> SassMap:
-    """Per-line weights from the SASS blocks (see the module's docstring). in_loop: per block, whether it
-    lies in a SASS loop (`parse_blocks`): a line inside a PTX loop then counts only its copies in SASS
-    loops or unrolled blocks (`_kept_copies`)."""
+def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
+    """Per-line weights from the SASS blocks (see the module's docstring). depth: per block, its SASS loop
+    depth (`parse_blocks`): a line inside a PTX loop then counts only its copies in SASS loops or unrolled
+    blocks, as deep as its PTX loops where ptxas kept them (`_kept_copies`)."""
     ptx = text.splitlines()
-    kept = _kept_copies(blocks, in_loop, ptx_loops(text), text) if in_loop is not None else None
+    kept = _kept_copies(blocks, depth, ptx_loops(text), text) if depth is not None else None
     one_to_one = {i + 1 for i, s in enumerate(ptx) if _ONE_TO_ONE.match(s)}
     local_lines = {i + 1 for i, s in enumerate(ptx) if re.search(r"\b(ld|st)\.local\b", s)}
     m = SassMap()
@@ -311,25 +362,29 @@ def _unroll(blk, lines, one_to_one) -> int:
     return max(1, steady.most_common(1)[0][0]) if steady else 1
 
 
-def _kept_copies(blocks, in_loop, loops, text) -> set:
+def _kept_copies(blocks, depth, loops, text) -> set:
     """(block, line) pairs whose SASS counts per execution of the line. A line inside a PTX loop that ptxas
     kept as a loop (some line of it has SASS in a SASS loop or an unrolled block) counts only its copies
-    there: its others were hoisted out of the loop or peeled off it, and run once per loop, not per trip."""
+    there: its others were hoisted out of the loop or peeled off it, and run once per loop, not per trip.
+    Nested loops the same way: a line d PTX loops deep counts its copies at least d SASS loops deep (an
+    unrolled block one deeper than its loops), or, where ptxas left fewer loops around it, its deepest
+    copies; a copy in the outer loop only was hoisted out of the inner one and runs once per outer trip."""
     ptx = text.splitlines()
     one_to_one = {i + 1 for i, s in enumerate(ptx) if _ONE_TO_ONE.match(s)}
-    where: dict = defaultdict(list)          # line -> [(block, in a loop or unrolled)]
+    where: dict = defaultdict(list)          # line -> [(block, SASS loop depth, an unrolled block counting one)]
     for bi, blk in enumerate(blocks):
         lines = fill_lines([x[1] for x in blk])
-        looped = in_loop[bi] or _unroll(blk, lines, one_to_one) > 1
+        d = int(depth[bi]) + (_unroll(blk, lines, one_to_one) > 1)
         for ln in set(lines):
             if ln is not None:
-                where[ln].append((bi, looped))
-    kept_loops = [(a, b) for a, b in loops
-                  if any(looped for ln in range(a, b + 1) for _, looped in where.get(ln, ()))]
+                where[ln].append((bi, d))
+    kept_loops = [(a, b) for a, b in loops if any(d > 0 for ln in range(a, b + 1) for _, d in where.get(ln, ()))]
     kept = set()
     for ln, copies in where.items():
-        if any(a <= ln <= b for a, b in kept_loops):
-            kept.update((bi, ln) for bi, looped in copies if looped)
+        inside = sum(1 for a, b in kept_loops if a <= ln <= b)
+        if inside:
+            need = min(inside, max(d for _, d in copies))
+            kept.update((bi, ln) for bi, d in copies if d > 0 and d >= need)
         else:
             kept.update((bi, ln) for bi, _ in copies)
     return kept
