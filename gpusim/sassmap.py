@@ -12,7 +12,10 @@ every SASS instruction, the PTX line it came from. So the mapping is explicit an
   * ptxas may duplicate a PTX line into several SASS basic blocks (an unrolled loop and its remainder,
     tail duplication): the line's weight is the mean over its copies, each copy's count divided by that
     block's unroll factor (the commonest count, in the block, of its floating-point and memory lines,
-    which ptxas never expands);
+    which ptxas never expands). A copy is a block holding the line's load, store, atomic or FP32
+    instruction itself (for such lines), else one holding more of it than constant reads (ULDC/LDC) and
+    BSSY/BSYNC; the line's other blocks are parts on the same path and add to the total (a
+    warp-aggregated atomic's VOTEU/FLO/POPC, its ATOMG and its SHFL may sit in three blocks);
   * SASS with no line (the prologue, BSSY/BSYNC reconvergence, the trailing self-branch and NOP padding)
     goes to the nearest line before it in its block, else after it; the dead self-branch after the last
     EXIT and NOPs are dropped;
@@ -88,6 +91,8 @@ def fma_cycles(ins: str, op: str) -> int:
 _ONE_TO_ONE = re.compile(r"^\s*(@!?%\w+\s+)?(ld|st|fma|add\.f32|mul\.f32|add\.rn\.f32|mul\.rn\.f32|atom|red)\b")
 _PRIMARY = {"LDG", "LDS", "LD", "STG", "STS", "ST", "LDL", "STL", "ATOM", "ATOMG", "ATOMS", "RED", "REDG",
             "FFMA", "FADD", "FMUL", "LDC"}
+_OWN = _PRIMARY - {"LDC"}          # a one-to-one line's own instruction (an LDC beside it reads an address base)
+_AUX = {"ULDC", "LDC", "BSSY", "BSYNC"}    # SASS a line's own work may have split off into a block of its own
 
 
 @dataclass
@@ -186,7 +191,7 @@ def weights(text: str, arch: str, flags: tuple = ()) -> SassMap:
         raise LaunchError("model='sass' needs ptxas and nvdisasm: install gpusim[sass] (or gpusim[triton], which "
                           "bundles both), or set GPUSIM_PTXAS/GPUSIM_NVDISASM; model='ptx' needs nothing")
     tools = f"{ptxas.tool_version(exe)} | {ptxas.tool_version(dis)}"
-    key = hashlib.sha256(f"map20\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
+    key = hashlib.sha256(f"map23\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
     path = cache_root() / "ptxas" / f"{key}.map.json"
     if path.exists():
         return SassMap.from_json(json.loads(path.read_text()))
@@ -282,6 +287,8 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
     local_lines = {i + 1 for i, s in enumerate(ptx) if re.search(r"\b(ld|st)\.local\b", s)}
     m = SassMap()
     per_line_copies: dict = defaultdict(list)      # line -> [count / unroll, per block]
+    primary_copies: Counter = Counter()            # line -> blocks holding its load/store/atomic/FP32 itself
+    work_copies: Counter = Counter()               # line -> blocks holding more of it than constant reads
     spills: dict = defaultdict(lambda: [0.0, 0.0])
     pipe_use: dict = defaultdict(lambda: [0.0, 0.0])
     opcodes: dict = defaultdict(Counter)
@@ -297,9 +304,13 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
         counts = Counter(ln for ln in lines if ln is not None)
         m.total += len(blk)
         unroll = _unroll(blk, lines, one_to_one)
+        primaries = {ln for (ins, *_), ln in zip(blk, lines) if ln in one_to_one and opcode(ins) in _OWN}
+        work = {ln for (ins, *_), ln in zip(blk, lines) if opcode(ins) not in _AUX}
         for ln, c in counts.items():
             if kept is None or (bi, ln) in kept:
                 per_line_copies[ln].append(c / unroll)
+                primary_copies[ln] += ln in primaries
+                work_copies[ln] += ln in work
         for (ins, _, ctrl), ln in zip(blk, lines):
             if ln is not None and ins.startswith("ULDC"):       # the first read of each constant-bank block
                 c = _ULDC.match(ins)
@@ -324,12 +335,16 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
             if op in ("LDL", "STL") and ln not in local_lines:
                 spills[ln][0 if op == "LDL" else 1] += 1.0 / unroll
     for ln, copies in per_line_copies.items():
-        m.weight[ln] = sum(copies) / len(copies)
-        m.pipes[ln] = (pipe_use[ln][0] / len(copies), pipe_use[ln][1] / len(copies))
+        # a load/store/atomic/FP32 line is as many copies as blocks holding that instruction: the blocks around
+        # it holding the rest of its SASS (an aggregated atomic's VOTEU/FLO before, SHFL after) are parts of
+        # them; any line's block holding only a constant read (ULDC of an operand) is a part of the next one
+        n = primary_copies[ln] or work_copies[ln] or len(copies)
+        m.weight[ln] = sum(copies) / n
+        m.pipes[ln] = (pipe_use[ln][0] / n, pipe_use[ln][1] / n)
         if ln in spills:
-            m.spill_lines[ln] = (spills[ln][0] / len(copies), spills[ln][1] / len(copies))
+            m.spill_lines[ln] = (spills[ln][0] / n, spills[ln][1] / n)
         if ln in last_ctrl:
-            m.stall[ln] = stalls[ln] / len(copies)
+            m.stall[ln] = stalls[ln] / n
     m.yields = sorted(ln for ln, c in last_ctrl.items() if control_fields(c)[1])
     m.rd_set, m.rd_wait = read_barriers(blocks, kept)
     m.opcodes = {ln: dict(c) for ln, c in opcodes.items()}
@@ -356,8 +371,9 @@ def _rank_lines(rank: dict, blk: list, lines: list, at: int, kept: set | None) -
 
 
 def _unroll(blk, lines, one_to_one) -> int:
-    """A block's unroll factor: the commonest count, per line, of its primary SASS of one-to-one lines."""
-    primary = Counter(ln for (ins, *_), ln in zip(blk, lines) if ln in one_to_one and opcode(ins) in _PRIMARY)
+    """A block's unroll factor: the commonest count, per line, of its primary SASS of one-to-one lines (not
+    counting LDC: a constant-bank read of an address base sits beside the load or atomic it serves)."""
+    primary = Counter(ln for (ins, *_), ln in zip(blk, lines) if ln in one_to_one and opcode(ins) in _OWN)
     steady = Counter(primary.values())
     return max(1, steady.most_common(1)[0][0]) if steady else 1
 

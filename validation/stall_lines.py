@@ -1,6 +1,6 @@
 """Where a case's stalls fall, per PTX line: the H100's per-SASS stall sampling against gpusim's per-line stalls.
 
-    python validation/stall_lines.py CASE [--top 15] [--model sass] [--table PATH]
+    python validation/stall_lines.py CASE [--top 15] [--model sass] [--table PATH] [--inst]
 
 The H100 side is a per-SASS-instruction sampling table (`<case>.sass_stalls.csv` of a collection under
 data/h100/ncu/sass_stalls*/: samples per stall reason per SASS instruction, no line information). Its
@@ -10,6 +10,10 @@ compiled again with each line tagged (gpusim/sassmap.py), and the two SASS listi
 not is printed). gpusim runs the case (timing mode) and charges its stall cycles per PTX line. Both sides are
 shown as shares of their totals, per PTX line, largest first: which line the time goes to and why, where the
 two differ. Diagnosis only; nothing is fitted on it.
+
+`--inst` compares instead the SASS instructions executed per PTX line: the table's per-SASS `inst_executed`
+against gpusim's executions of the line times the SASS map's weight (what the SASS model issues), largest gaps
+first. It checks the map (copies, unrolling, hoisting) where the H100's whole-kernel count disagrees.
 """
 from __future__ import annotations
 
@@ -43,7 +47,7 @@ def hw_rows(path: Path) -> list[dict]:
             op = opcode(r["sass"].strip())
             if op == "NOP":
                 continue
-            out.append({"op": op, "sass": r["sass"], "reasons": reasons})
+            out.append({"op": op, "sass": r["sass"], "reasons": reasons, "inst": int(r.get("inst_executed") or 0)})
     return out
 
 
@@ -74,6 +78,7 @@ def hw_per_line(rows: list[dict], lines: list) -> tuple[dict, int]:
             matched.add(a + k)
             for reason, v in rows[a + k]["reasons"].items():
                 per[ln][reason] += v
+            per[ln]["inst"] += rows[a + k].get("inst", 0)
     return per, len(rows) - len(matched)
 
 
@@ -96,6 +101,14 @@ def sim_per_line(case_name: str, model: str) -> tuple[dict, dict, str]:
 
     case.run(launch, case.inputs(0))
     per, text = defaultdict(lambda: defaultdict(float)), {}
+    r = res[-1]
+    if model == "sass":      # SASS instructions per line: the PTX line's executions x its map weight
+        from gpusim import ptxas, sassmap
+        from gpusim.isa import opcodes as oc
+        m = sassmap.weights(texts[-1], ptxas.arch_for("90", texts[-1]))
+        w = sassmap.pc_weights(m, r.decoded.ins[:, oc.F_LINE])[:, 0]
+        for pc in range(len(w)):
+            per[r.decoded.ptx_lines[pc]]["inst"] += float(r.per_pc["warp"][pc] * w[pc])
     for row in per_line_counters(res[-1]):
         ln = row["ptx_line"]
         text[ln] = row["text"]
@@ -106,8 +119,8 @@ def sim_per_line(case_name: str, model: str) -> tuple[dict, dict, str]:
 
 
 def _shares(per: dict) -> tuple[dict, float]:
-    tot = sum(sum(d.values()) for d in per.values()) or 1.0
-    return {ln: {k: 100.0 * v / tot for k, v in d.items() if v} for ln, d in per.items()}, tot
+    tot = sum(v for d in per.values() for k, v in d.items() if k != "inst") or 1.0
+    return {ln: {k: 100.0 * v / tot for k, v in d.items() if v and k != "inst"} for ln, d in per.items()}, tot
 
 
 def _fmt(d: dict, n: int = 3) -> str:
@@ -120,6 +133,9 @@ def main(argv=None) -> int:
     ap.add_argument("--top", type=int, default=15)
     ap.add_argument("--model", default="sass", choices=["sass", "ptx"])
     ap.add_argument("--table", help="the H100 sampling table (default: the newest collection that has the case)")
+    ap.add_argument("--inst", action="store_true", help="compare SASS instructions executed per PTX line instead "
+                                                        "(the H100's per-SASS inst_executed; gpusim's PTX "
+                                                        "executions x the SASS map's weights)")
     args = ap.parse_args(argv)
     table = Path(args.table) if args.table else find_table(args.case)
     if table is None:
@@ -130,6 +146,8 @@ def main(argv=None) -> int:
     sim, text, ptx = sim_per_line(args.case, args.model)     # the PTX gpusim ran: its lines are the ones charged
     hw, unmatched = hw_per_line(rows, listing_lines(ptx))
     ptx_lines = ptx.splitlines()
+    if args.inst:
+        return _inst_table(args, table, rows, unmatched, hw, sim, text, ptx_lines)
     hw_s, _ = _shares(hw)
     sim_s, _ = _shares(sim)
     print(f"{args.case}: H100 table {table.relative_to(HERE.parent)}; {len(rows)} SASS instructions, "
@@ -145,5 +163,23 @@ def main(argv=None) -> int:
     return 0
 
 
+def _inst_table(args, table, rows, unmatched, hw, sim, text, ptx_lines) -> int:
+    """Per PTX line, SASS instructions executed on the H100 and in gpusim's estimate, largest gaps first."""
+    h_tot = sum(d.get("inst", 0) for d in hw.values())
+    s_tot = sum(d.get("inst", 0) for d in sim.values())
+    print(f"{args.case}: H100 table {table.relative_to(HERE.parent)}; {len(rows)} SASS instructions, "
+          f"{unmatched} not matched to a line; SASS instructions executed: H100 {h_tot:,.0f}, gpusim {s_tot:,.0f} "
+          f"({100 * (s_tot / h_tot - 1) if h_tot else 0:+.1f}%)")
+    h = {ln: d.get("inst", 0) for ln, d in hw.items()}
+    s = {ln: d.get("inst", 0) for ln, d in sim.items()}
+    keys = sorted(set(h) | set(s), key=lambda ln: -abs(h.get(ln, 0) - s.get(ln, 0)))
+    print(f"{'line':>5}  {'H100':>10} {'gpusim':>10}  text")
+    for ln in keys[:args.top]:
+        src = text.get(ln) or (ptx_lines[ln - 1].strip() if ln and 0 < ln <= len(ptx_lines) else "(no line)")
+        print(f"{ln if ln else '-':>5}  {h.get(ln, 0):10,.0f} {s.get(ln, 0):10,.0f}  {src[:60]}")
+    return 0
+
+
 if __name__ == "__main__":
     sys.exit(main())
+

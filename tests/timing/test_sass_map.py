@@ -318,6 +318,42 @@ def test_work_hoisted_from_an_inner_loop_to_the_outer_one_counts_once_per_inner_
     assert m.weight[4] == 1.0 and m.weight[10] == 1.0    # outer-loop lines keep their outer SASS
 
 
+SPLIT_LISTING = """
+\t//## File "ptx", line 2
+        /*0000*/                   ISETP.NE.AND P0, PT, R2, RZ, PT ;
+        /*0010*/              @P0 BRA `(.L_x_1) ;
+\t//## File "ptx", line 3
+        /*0020*/                   ULDC.64 UR6, c[0x0][0x218] ;
+.L_x_0:
+\t//## File "ptx", line 4
+        /*0030*/                   VOTEU.ANY UR6, UPT, PT ;
+        /*0040*/                   FLO.U32 R0, UR6 ;
+        /*0050*/                   POPC R7, UR6 ;
+        /*0060*/              @P0 ATOMG.E.ADD.STRONG.GPU PT, R3, desc[UR4][R2.64], R7 ;
+.L_x_2:
+\t//## File "ptx", line 4
+        /*0070*/                   SHFL.IDX PT, R0, R3, R0, 0x1f ;
+\t//## File "ptx", line 3
+        /*0080*/                   LOP3.LUT R7, R0, UR6, RZ, 0xc0, !PT ;
+        /*0090*/                   LOP3.LUT R8, R1, UR7, RZ, 0xc0, !PT ;
+.L_x_1:
+\t//## File "ptx", line 5
+        /*00a0*/                   EXIT ;
+"""
+SPLIT_PTX = "\n".join(["", "@%p1 bra $L__BB0_1;", "and.b64 %rd5, %rd4, %rd3;", "atom.global.add.u32 %r5, [%rd2], %r7;",
+                        "$L__BB0_1:", "ret;"])
+
+
+def test_a_line_split_over_blocks_on_one_path_counts_all_its_pieces():
+    """ptxas's warp-aggregated atomic (VOTEU/FLO/POPC, the ATOMG, then SHFL) spans blocks that run one after
+    the other: the line issues all of them per execution (5), not their mean per block; a line whose ULDC
+    sits in a block of its own issues the ULDC and both LOP3s (3)."""
+    blocks, depth = sasslisting.parse_blocks(SPLIT_LISTING)
+    m = sassmap.build(blocks, SPLIT_PTX, depth)
+    assert m.weight[4] == 5.0
+    assert m.weight[3] == 3.0 and m.pipes[3] == (2.0, 0.0)
+
+
 DIV64 = """.version 8.0
 .target sm_90
 .address_size 64
