@@ -24,6 +24,8 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+import numpy as np
+
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
@@ -67,10 +69,12 @@ def listing_lines(ptx: str) -> list[tuple[str, int | None]]:
     return out
 
 
-def hw_per_line(rows: list[dict], lines: list) -> tuple[dict, int]:
-    """{PTX line: {reason: samples}} and the number of H100 instructions left unmatched."""
+def hw_per_line(rows: list[dict], lines: list) -> tuple[dict, dict, int]:
+    """{PTX line: {reason: samples}}, {PTX line: SASS instructions executed} and the number of H100
+    instructions left unmatched."""
     sm = difflib.SequenceMatcher(a=[r["op"] for r in rows], b=[op for op, _ in lines], autojunk=False)
     per = defaultdict(lambda: defaultdict(int))
+    inst: dict = defaultdict(int)
     matched = set()
     for a, b, n in sm.get_matching_blocks():
         for k in range(n):
@@ -78,12 +82,14 @@ def hw_per_line(rows: list[dict], lines: list) -> tuple[dict, int]:
             matched.add(a + k)
             for reason, v in rows[a + k]["reasons"].items():
                 per[ln][reason] += v
-            per[ln]["inst"] += rows[a + k].get("inst", 0)
-    return per, len(rows) - len(matched)
+            inst[ln] += rows[a + k]["inst"]
+    return per, inst, len(rows) - len(matched)
 
 
-def sim_per_line(case_name: str, model: str) -> tuple[dict, dict, str]:
-    """gpusim's ({PTX line: {reason: cycles}}, {PTX line: text}, the launched PTX) for the case's last launch."""
+def sim_per_line(case_name: str, model: str) -> tuple[dict, dict, dict, str]:
+    """gpusim's ({PTX line: {reason: cycles}}, {PTX line: instructions issued}, {PTX line: text}, the launched
+    PTX) for the case's last launch. Instructions: the line's executions x its SASS map weight under the SASS
+    model, its executions (PTX instructions) under the PTX model."""
     import gpusim
     from gpusim.launch import _resolve
     from gpusim.presets import get_preset
@@ -100,27 +106,28 @@ def sim_per_line(case_name: str, model: str) -> tuple[dict, dict, str]:
         return r
 
     case.run(launch, case.inputs(0))
-    per, text = defaultdict(lambda: defaultdict(float)), {}
+    per, text, inst = defaultdict(lambda: defaultdict(float)), {}, defaultdict(float)
     r = res[-1]
-    if model == "sass":      # SASS instructions per line: the PTX line's executions x its map weight
+    w = np.ones(len(r.decoded.ptx_lines))
+    if model == "sass":
         from gpusim import ptxas, sassmap
         from gpusim.isa import opcodes as oc
         m = sassmap.weights(texts[-1], ptxas.arch_for("90", texts[-1]))
         w = sassmap.pc_weights(m, r.decoded.ins[:, oc.F_LINE])[:, 0]
-        for pc in range(len(w)):
-            per[r.decoded.ptx_lines[pc]]["inst"] += float(r.per_pc["warp"][pc] * w[pc])
+    for pc, ln in enumerate(r.decoded.ptx_lines):
+        inst[ln] += float(r.per_pc["warp"][pc] * w[pc])
     for row in per_line_counters(res[-1]):
         ln = row["ptx_line"]
         text[ln] = row["text"]
         for reason, v in row.get("stalls", {}).items():
             if reason != "selected":
                 per[ln][reason] += v
-    return per, text, texts[-1]
+    return per, inst, text, texts[-1]
 
 
 def _shares(per: dict) -> tuple[dict, float]:
-    tot = sum(v for d in per.values() for k, v in d.items() if k != "inst") or 1.0
-    return {ln: {k: 100.0 * v / tot for k, v in d.items() if v and k != "inst"} for ln, d in per.items()}, tot
+    tot = sum(sum(d.values()) for d in per.values()) or 1.0
+    return {ln: {k: 100.0 * v / tot for k, v in d.items() if v} for ln, d in per.items()}, tot
 
 
 def _fmt(d: dict, n: int = 3) -> str:
@@ -143,11 +150,11 @@ def main(argv=None) -> int:
               file=sys.stderr)
         return 2
     rows = hw_rows(table)
-    sim, text, ptx = sim_per_line(args.case, args.model)     # the PTX gpusim ran: its lines are the ones charged
-    hw, unmatched = hw_per_line(rows, listing_lines(ptx))
+    sim, sim_inst, text, ptx = sim_per_line(args.case, args.model)  # the PTX gpusim ran: its lines are charged
+    hw, hw_inst, unmatched = hw_per_line(rows, listing_lines(ptx))
     ptx_lines = ptx.splitlines()
     if args.inst:
-        return _inst_table(args, table, rows, unmatched, hw, sim, text, ptx_lines)
+        return _inst_table(args, table, rows, unmatched, hw_inst, sim_inst, text, ptx_lines)
     hw_s, _ = _shares(hw)
     sim_s, _ = _shares(sim)
     print(f"{args.case}: H100 table {table.relative_to(HERE.parent)}; {len(rows)} SASS instructions, "
@@ -163,15 +170,13 @@ def main(argv=None) -> int:
     return 0
 
 
-def _inst_table(args, table, rows, unmatched, hw, sim, text, ptx_lines) -> int:
-    """Per PTX line, SASS instructions executed on the H100 and in gpusim's estimate, largest gaps first."""
-    h_tot = sum(d.get("inst", 0) for d in hw.values())
-    s_tot = sum(d.get("inst", 0) for d in sim.values())
+def _inst_table(args, table, rows, unmatched, h, s, text, ptx_lines) -> int:
+    """Per PTX line, SASS instructions executed on the H100 (h) and in gpusim's estimate (s), largest gaps
+    first."""
+    h_tot, s_tot = sum(h.values()), sum(s.values())
     print(f"{args.case}: H100 table {table.relative_to(HERE.parent)}; {len(rows)} SASS instructions, "
           f"{unmatched} not matched to a line; SASS instructions executed: H100 {h_tot:,.0f}, gpusim {s_tot:,.0f} "
           f"({100 * (s_tot / h_tot - 1) if h_tot else 0:+.1f}%)")
-    h = {ln: d.get("inst", 0) for ln, d in hw.items()}
-    s = {ln: d.get("inst", 0) for ln, d in sim.items()}
     keys = sorted(set(h) | set(s), key=lambda ln: -abs(h.get(ln, 0) - s.get(ln, 0)))
     print(f"{'line':>5}  {'H100':>10} {'gpusim':>10}  text")
     for ln in keys[:args.top]:

@@ -282,6 +282,7 @@ NESTED_LISTING = """
 .L_x_0:
 \t//## File "ptx", line 6
         /*0010*/                   IMAD R6, R4, 0x10, RZ ;
+        /*0018*/                   SHF.L.U32 R6, R6, 0x2, RZ ;
 \t//## File "ptx", line 4
         /*0020*/                   MOV R5, RZ ;
 .L_x_1:
@@ -305,15 +306,15 @@ NESTED_PTX = "\n".join(["", "mov.u32 %r4, 0;", "$L__BB0_1:", "mov.u32 %r5, 0;", 
                          "@%p0 bra $L__BB0_2;", "add.s32 %r4, %r4, 1;", "@%p1 bra $L__BB0_1;", "ret;"])
 
 
-def test_work_hoisted_from_an_inner_loop_to_the_outer_one_counts_once_per_inner_trip_less():
-    """A line of the inner loop whose SASS ptxas split between the outer loop (the IMAD, loop-invariant in
-    the inner one) and the inner loop counts only its inner copy per execution: 1 SASS instruction, not the
-    mean of 1 and 1 over two copies counted as both inner."""
+def test_work_hoisted_from_an_inner_loop_to_the_outer_one_is_not_counted_per_inner_trip():
+    """A line of the inner loop whose SASS ptxas split between the outer loop (IMAD and SHF, loop-invariant in
+    the inner one) and the inner loop counts only its inner copy per execution: 1 SASS instruction, not 1.5
+    (the mean of its two copies, both taken as inner while every loop block was just "in a loop")."""
     blocks, depth = sasslisting.parse_blocks(NESTED_LISTING)
     assert depth == [0, 1, 2, 1, 0]
     assert sassmap.ptx_loops(NESTED_PTX) == [(3, 11), (5, 9)]
     m = sassmap.build(blocks, NESTED_PTX, depth)
-    assert m.opcodes[6] == {"IADD3": 1}          # the outer loop's IMAD is not a copy of the inner line
+    assert m.opcodes[6] == {"IADD3": 1}          # the outer loop's IMAD and SHF are no copy of the inner line
     assert m.weight[6] == 1.0 and m.pipes[6] == (1.0, 0.0)
     assert m.weight[4] == 1.0 and m.weight[10] == 1.0    # outer-loop lines keep their outer SASS
 
