@@ -97,7 +97,7 @@ class L2Spec:
 
 
 L2 = namedtuple("L2", "cache slices latency atomic_latency slice_bandwidth atomic_interval counters probe "
-                     "atomic_free atomic_shift float_chain chain_sector chain_ready write_miss fill_free write_cost "
+                     "atomic_units atomic_shift float_chain chain_sector chain_ready write_miss fill_free write_cost "
                      "partial_cost write_queue accepted atomic_line_interval")
 LOOKUPS, HITS, WRITE_SECTORS = range(3)      # counters
 # probe: (slice, cycle the sector got to it, hit) of the slowest access since the caller set probe[0] = -1
@@ -108,7 +108,7 @@ def make_state(spec: L2Spec) -> L2:
     return L2(make_cache(1, spec.size, spec.assoc, spec.replacement), make_timeline(spec.slices),
               np.int64(spec.latency), np.int64(spec.atomic_latency), np.float64(spec.bandwidth / spec.slices),
               np.float64(spec.atomic_interval), np.zeros(3, np.int64), np.full(3, -1, np.int64),
-              np.zeros(spec.slices, np.float64), np.int64(spec.atomic_unit_bytes.bit_length() - 6),
+              make_timeline(spec.slices), np.int64(spec.atomic_unit_bytes.bit_length() - 6),
               np.float64(spec.atomic_float_chain), np.full(spec.slices, -1, np.int64),
               np.zeros(spec.slices, np.float64), np.float64(spec.write_miss_cycles), np.zeros(spec.slices, np.float64),
               np.float64(spec.write_cost), np.float64(spec.partial_write_cost), np.float64(spec.write_queue_cycles),
@@ -202,14 +202,13 @@ def l2_atomic(l2, noc, dram, sm, sector, now, ways, is_float=False, full_line=Fa
     au = slice_of(sector, nsl, l2.atomic_shift)     # the slice whose atomic unit owns the sector
     h = hop(noc, sm, sl, nsl)
     t = book(l2.slices, sl, np.float64(now + h), 32.0 / l2.slice_bandwidth)
-    t = max(t, l2.atomic_free[au])
+    busy = (l2.atomic_line_interval if full_line else l2.atomic_interval) * ways   # one after another
+    if is_float and l2.chain_sector[au] == sector and l2.chain_ready[au] > t:
+        t = l2.chain_ready[au]
+    t = book(l2.atomic_units, au, t, busy)      # the unit serves requests as they arrive
     if is_float:
-        if l2.chain_sector[au] == sector and l2.chain_ready[au] > t:
-            t = l2.chain_ready[au]
         l2.chain_sector[au] = sector
         l2.chain_ready[au] = t + l2.float_chain
-    busy = (l2.atomic_line_interval if full_line else l2.atomic_interval) * ways   # one after another
-    l2.atomic_free[au] = t + busy
     l2.counters[LOOKUPS] += 1
     ti = np.int64(t + busy)
     hit = probe(l2.cache, 0, sector, ti) >= 0

@@ -31,7 +31,7 @@ from gpusim.isa.types import K_FLOAT, TYPE_KIND
 from gpusim.jit import njit
 from gpusim.memory.coalescer import coalesce, count_lines
 from gpusim.memory.l1 import l1_load, l1_store_local
-from gpusim.memory.l2 import l2_access, l2_atomic
+from gpusim.memory.l2 import l2_access, l2_atomic, slice_of
 from gpusim.memory.shared_banks import ATOM, LD, ST, same_address_ways, smem_access, wavefronts
 from gpusim.sm.copygroups import make_state as copy_groups
 from gpusim.sm.copygroups import warp_reset as copies_reset
@@ -55,12 +55,11 @@ class LSUSpec:
     queue_instructions: int = param(128, "instructions", "global/local instructions per SM that may wait for the "
                                                        "LSU to begin them before a warp stalls on lg_throttle",
                                     (1, 4096))
-    atomic_same_address_cycles: int = param(12, "cycles", "serialisation per extra lane on one address in a warp "
+    atomic_same_address_cycles: int = param(10, "cycles", "serialisation per extra lane on one address in a warp "
                                                           "(fitted under the SASS model on atomic_per_warp, with "
                                                           "ptxas's read barriers holding each warp's loop until "
-                                                          "its REDs have begun: gatomic_per_warp8 +3.8%, "
-                                                          "gatomic_f32_per_warp +5.9%; the PTX model, without "
-                                                          "them, -3.3 / -6.3 / -4.3%)",
+                                                          "its REDs have begun and the SMs' atomic credits: "
+                                                          "+0.7%; 12 before the credits)",
                                             (0, 10_000))
     atomic_line_cycles: int = param(3, "cycles", "LSU cycles per 128-B line past the first that a global atomic "
                                                  "touches, each line its own request to the L2 (fitted: "
@@ -82,6 +81,17 @@ class LSUSpec:
                                                  "instructions the SM queued before the newest of them); 0: it "
                                                  "passes them (fitted on the store and atomic microbenchmarks' "
                                                  "short_scoreboard, eighteenth pass)", (0, 4096))
+    atomic_credits: int = param(256, "operations", "global atomic operations an SM may have in flight to one of "
+                                                   "the L2's atomic units, as the unit counts them (one per sector "
+                                                   "and address round: a one-lane or warp-aggregated atomic one, a "
+                                                   "coalesced line four, 32 lanes on one address 32), taken by a "
+                                                   "request at its busiest unit: one that finds them taken waits "
+                                                   "in the LSU until enough are performed, so a backed-up unit "
+                                                   "holds the SMs' warps instead of letting them finish (0: no "
+                                                   "limit). 256: gatomic_lane0_one's SMs send all their 256 "
+                                                   "one-lane REDs at once (active 2.1k of 53k cycles, as on the "
+                                                   "H100), atomic_one_address's stay active 710k of 807k (H100 "
+                                                   "704k of 787k)", (0, 1 << 20))
     combine_window: int = param(1000, "cycles", "the most cycles between a warp's stores that merge (fitted: "
                                                 "store_rows2 +3.1%, store_rows4 +2.7% when all merge; with 32 "
                                                 "cycles +30% and +151%)", (0, MAX_CYCLES))
@@ -95,7 +105,8 @@ class LSUSpec:
 LSU = namedtuple("LSU", "issue_interval tag_lines atomic_same_address free_at drain_at last_drain counters "
                        "pc_sectors pc_requests addrs sectors groups store_line aggregated atomic_line "
                        "float_atomic spill spill_bytes spill_debt spill_next spill_addr wc_lines wc_n wc_time "
-                       "combine_lines combine_window partial qring qhead qcount mio_lg_queue sp_queued")
+                       "combine_lines combine_window partial qring qhead qcount mio_lg_queue sp_queued "
+                       "credits credit_head credit_unit credit_ops")
 # spill: per pc, the spill loads and stores (LDL/STL ptxas added) per execution (x SLOT, the SASS model);
 # spill_bytes: each thread's spill area, after its PTX local frame; spill_debt: per warp, the fractions
 # not yet issued; spill_next: per warp, the next 4-byte slot of the area; spill_addr: the lanes' offsets
@@ -105,6 +116,10 @@ LSU = namedtuple("LSU", "issue_interval tag_lines atomic_same_address free_at dr
 # qring, qhead, qcount: per SM, the cycle the LSU begins each of its last queue_instructions global/local
 # instructions (a ring), the next slot, and how many it has queued; sp_queued: per sub-partition (at most 4
 # per SM), the queue position (qcount) of its newest store or atomic, which its S2Rs wait behind
+# credits, credit_head: per SM and atomic unit, the cycle each of the last `atomic_credits` operations it sent
+# there is performed and back (a ring, in the order sent: one SM's requests to one unit are served in order),
+# and the oldest of them; credit_unit, credit_ops: scratch, the units of the request being sent and its operations
+# at each
 LD_REQUESTS, LD_SECTORS, ST_REQUESTS, ST_SECTORS, LOCAL_SECTORS, ATOM_REQUESTS = range(6)     # counters
 KIND_NONE, KIND_SHORT, KIND_LONG = 0, 1, 2      # scoreboard producer kinds (sm/scoreboard.py)
 
@@ -118,12 +133,23 @@ def float_atomics(d) -> np.ndarray:
     return out
 
 
+def global_atomics(d) -> bool:
+    """Whether decoded program d has an atom/red outside shared memory (a global or generic address)."""
+    for pc in range(d.n):
+        if d.ins[pc, oc.F_OP] in (OP_ATOM, OP_RED) and d.ins[pc, oc.F_SPACE] != oc.SP_SHARED:
+            return True
+    return False
+
+
 def make_state(spec: LSUSpec, n_sm: int, n_warps: int, n_pcs: int, aggregated=None, float_atomic=None,
-               spill=None, spill_bytes: int = 0) -> LSU:
+               spill=None, spill_bytes: int = 0, atomic_units: int = 0) -> LSU:
     """aggregated: per pc, 1 where ptxas made a global atomic warp-aggregated (the SASS model: one lane
     performs the warp's update, VOTEU/POPC/SHFL spread the result; gpusim/sassmap.py). float_atomic: per
     pc, 1 for a floating-point atomic (`float_atomics`). spill: per pc, (spill loads, spill stores) per
-    execution x SLOT, and spill_bytes the area per thread they use (ptxas's spill stores; the SASS model)."""
+    execution x SLOT, and spill_bytes the area per thread they use (ptxas's spill stores; the SASS model).
+    atomic_units: the L2's atomic units, for the credits of a kernel with global atomics (0: none kept)."""
+    if spec.atomic_credits == 0:
+        atomic_units = 0
     return LSU(np.int64(spec.issue_interval), np.int64(spec.tag_lines),
                np.int64(spec.atomic_same_address_cycles),
                np.zeros(n_sm, np.int64), np.zeros(n_warps, np.int64), np.zeros(1, np.int64), np.zeros(6, np.int64),
@@ -140,7 +166,9 @@ def make_state(spec: LSUSpec, n_sm: int, n_warps: int, n_pcs: int, aggregated=No
                np.zeros(n_warps, np.int64),
                np.int64(spec.combine_lines), np.int64(spec.combine_window), np.zeros(512, np.int64),
                np.zeros((n_sm, spec.queue_instructions), np.int64), np.zeros(n_sm, np.int64), np.zeros(n_sm, np.int64),
-               np.int64(spec.mio_lg_queue), np.zeros(n_sm * 4, np.int64))
+               np.int64(spec.mio_lg_queue), np.zeros(n_sm * 4, np.int64),
+               np.zeros((n_sm, atomic_units, spec.atomic_credits), np.int64),
+               np.zeros((n_sm, atomic_units), np.int64), np.zeros(64, np.int64), np.zeros(64, np.int64))
 
 
 def counters(lsu: LSU) -> dict:
@@ -339,6 +367,27 @@ def full_line(sectors, ns, k):
 
 
 @njit
+def _credit_units(lsu, l2, tr_addr, mask, ns, worst):
+    """The atomic units the request in lsu.sectors[:ns] goes to (credit_unit) and the operations each performs
+    for it (credit_ops: one per sector and address round, at most `atomic_credits`); how many units."""
+    if lsu.credits.shape[1] == 0:
+        return 0
+    n, chunk = 0, np.int64(-1)
+    nsl = lsu.credits.shape[1]
+    for k in range(ns):     # sectors in address order: a unit's chunk's are together
+        sec = lsu.sectors[k]
+        if sec >> l2.atomic_shift != chunk and n < lsu.credit_unit.shape[0]:
+            chunk = sec >> l2.atomic_shift
+            lsu.credit_unit[n] = slice_of(sec, nsl, l2.atomic_shift)
+            lsu.credit_ops[n] = 0
+            n += 1
+        lsu.credit_ops[n - 1] += 1 if worst == 1 else sector_ways(tr_addr, mask, sec)
+    for i in range(n):
+        lsu.credit_ops[i] = min(lsu.credit_ops[i], lsu.credits.shape[2])
+    return n
+
+
+@njit
 def global_atomic(lsu, l1, l2, noc, dram, tr_addr, mask, size, sm, pc, now, w):
     """Atomics/reductions at L2. Lanes on one address serialise at the SM (the warp's busiest address)
     and again at the slice (per sector, its busiest address); distinct addresses in one sector share
@@ -349,6 +398,14 @@ def global_atomic(lsu, l1, l2, noc, dram, tr_addr, mask, size, sm, pc, now, w):
     start = max(now, lsu.free_at[sm])
     ns = coalesce(tr_addr, mask, size, lsu.sectors)
     lines = count_lines(lsu.sectors, ns)
+    n = _credit_units(lsu, l2, tr_addr, mask, ns, worst)
+    cap = lsu.credits.shape[2]
+    for i in range(n):      # each unit it goes to: its operations there take the SM's oldest credits for that unit
+        u = lsu.credit_unit[i]
+        start = max(start, lsu.credits[sm, u, (lsu.credit_head[sm, u] + lsu.credit_ops[i] - 1) % cap])
+    if n > 0:
+        q = lsu.qring.shape[1]     # the instruction the LSU queue took last (memory_timing) begins then
+        lsu.qring[sm, (lsu.qhead[sm] - 1) % q] = start
     lsu.free_at[sm] = start + lsu.issue_interval + lsu.atomic_line * (lines - 1) + lsu.atomic_same_address * (worst - 1)
     done = start
     is_float = lsu.float_atomic[pc] != 0
@@ -359,7 +416,18 @@ def global_atomic(lsu, l1, l2, noc, dram, tr_addr, mask, size, sm, pc, now, w):
                                    coalesced and full_line(lsu.sectors, ns, k)))
     lsu.last_drain[0] = max(lsu.last_drain[0], done)
     lsu.drain_at[w] = max(lsu.drain_at[w], lsu.free_at[sm] + l1.latency)    # sent off, not performed
+    for i in range(n):      # its credits are taken until it is performed and back
+        u = lsu.credit_unit[i]
+        for k in range(lsu.credit_ops[i]):
+            lsu.credits[sm, u, (lsu.credit_head[sm, u] + k) % cap] = done
+        lsu.credit_head[sm, u] = (lsu.credit_head[sm, u] + lsu.credit_ops[i]) % cap
     return done
+
+
+@njit(inline="always")
+def last_begun(lsu, sm):
+    """The cycle the LSU begins the global/local instruction SM `sm` queued last (memory_timing)."""
+    return lsu.qring[sm, (lsu.qhead[sm] - 1) % lsu.qring.shape[1]]
 
 
 @njit

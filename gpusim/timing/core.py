@@ -23,7 +23,7 @@ from gpusim.sm.asyncops import after_issue, async_ready, clear_cta, clear_warp, 
 from gpusim.sm.copygroups import copy_issued, group_op
 from gpusim.sm.executor import S_BARRIER, S_DONE, S_FAULT, init_cta, init_warp, step
 from gpusim.sm.fetch import constant_ready, fetch_ready
-from gpusim.sm.lsu import KIND_LONG, KIND_SHORT, memory_timing, mio_behind_lg, spill_traffic, warp_reset
+from gpusim.sm.lsu import KIND_LONG, KIND_SHORT, last_begun, memory_timing, mio_behind_lg, spill_traffic, warp_reset
 from gpusim.sm.pipelines import SLOT, accepts_at, busy_cycles, dispatch_hold, occupy, take_slots, warp_block
 from gpusim.sm.scheduler import GTO, GTY, NEVER, account, priority, slot_warp, subpartition_of, wake
 from gpusim.sm.scoreboard import clear, mark_written, operands_read, operands_ready, reads_released
@@ -182,12 +182,11 @@ def issue(P, M, U, counters, w, pc, now):
             sampled = U.events.on != 0 and (space == oc.SP_GLOBAL or space == oc.SP_LOCAL) and want_request(U.events)
             if sampled:
                 U.l2.probe[0] = -1
-            began = max(now, U.lsu.free_at[sm])
             done, kind = memory_timing(U.lsu, U.smem, U.l1, U.l2, U.noc, U.dram, M.tr_addr, M.tr_info,
                                        M.lmem.shape[2] + U.lsu.spill_bytes, sm, pc, now, w)
             if space == oc.SP_GLOBAL or space == oc.SP_LOCAL:
                 # the LSU reads the instruction's registers when it begins it
-                operands_read(U.scoreboard, w, pc, began + 1)
+                operands_read(U.scoreboard, w, pc, last_begun(U.lsu, sm) + 1)
                 if M.tr_info[TI_STORE] != 0 or M.tr_info[TI_ATOM] != 0:     # its data goes through the MIO
                     U.lsu.sp_queued[sp] = U.lsu.qcount[sm]
             if op == OP_LDMATRIX:

@@ -102,11 +102,14 @@ def _unit_busy_after(spec, addrs, mask=ALL, is_float=False):
     """When the atomic unit owning addrs[0]'s line is free again after one warp atomic on `addrs` (a
     floating-point one when is_float)."""
     from gpusim.memory.l2 import slice_of as sl_of
+    from gpusim.memory.timeline import free_from
     U = _units(spec)
     U.lsu.float_atomic[0] = int(is_float)
     global_atomic(U.lsu, U.l1, U.l2, U.noc, U.dram, addrs, mask, 4, 0, 0, 0, 0)
     au = sl_of(int(addrs[0]) >> 5, spec.l2.slices, U.l2.atomic_shift)
-    return float(U.l2.atomic_free[au])
+    tl = U.l2.atomic_units
+    first = next(t for t in range(10_000) if free_from(tl, au, float(t)) > t)     # where its work begins
+    return float(free_from(tl, au, float(first)))
 
 
 def test_a_coalesced_atomic_covering_a_whole_line_takes_the_line_rate_per_operation():
@@ -129,3 +132,47 @@ def test_a_coalesced_atomic_covering_a_whole_line_takes_the_line_rate_per_operat
     assert _unit_busy_after(spec, same) - quick == 4 * a - 4 * ln + a
     # a floating-point request keeps the ordinary rate (its float chain is fitted apart)
     assert _unit_busy_after(spec, line, is_float=True) - quick == 4 * a - 4 * ln
+
+
+def test_an_atomic_unit_serves_an_earlier_arrival_before_a_later_one_computed_first():
+    # the simulator computes a request that waited for credits (arriving late) before another SM's that
+    # arrives early: the early one must not queue behind it (the unit serves requests as they arrive)
+    spec = H100.with_(**{"l2.atomic_interval": 10.0})
+    U = _units(spec)
+    alone = l2_atomic(U.l2, U.noc, U.dram, 0, 1 << 15, 1_000, 1) - 1_000
+    U = _units(spec)
+    l2_atomic(U.l2, U.noc, U.dram, 0, 1 << 15, 50_000, 1)
+    assert l2_atomic(U.l2, U.noc, U.dram, 0, 1 << 15, 1_000, 1) - 1_000 == alone
+
+
+def _atomics_sent(credits, addrs, mask, requests):
+    """(cycle the LSU begins each, cycle each is performed and back) for `requests` back-to-back warp
+    atomics on `addrs` (lanes in `mask`) from SM 0 with `credits` atomic credits."""
+    from gpusim.sm import lsu
+    spec = H100.with_(**{"lsu.atomic_credits": credits})
+    U = make_units(spec, gpusim.load_ptx(TINY_PTX)["k"].decoded, 4, 1)
+    U = U._replace(lsu=lsu.make_state(spec.lsu, spec.n_sm, 4 * spec.n_sm, 1, atomic_units=spec.l2.slices))
+    begun, done = [], []
+    for _ in range(requests):
+        U.lsu.qhead[0] = (U.lsu.qhead[0] + 1) % U.lsu.qring.shape[1]     # queued as memory_timing does
+        U.lsu.qring[0, U.lsu.qhead[0] - 1] = 0
+        done.append(global_atomic(U.lsu, U.l1, U.l2, U.noc, U.dram, addrs, np.int64(mask), 4, 0, 0, 0, 0))
+        begun.append(lsu.last_begun(U.lsu, 0))
+    return begun, done
+
+
+def test_an_sm_holds_its_atomics_once_their_l2_operations_use_up_its_credits():
+    one = np.full(32, 1 << 20, np.int64)                        # every lane on one address: 32 operations
+    line = (1 << 20) + 4 * np.arange(32, dtype=np.int64)       # a coalesced line: one per sector, 4
+    # 64 credits: two one-address requests are in flight; the third begins once the first is performed
+    begun, done = _atomics_sent(64, one, ALL, 3)
+    assert begun[1] < done[0] <= begun[2]
+    # a coalesced line takes 4: sixteen go out before the first is back, the 17th waits for it
+    begun, done = _atomics_sent(64, line, ALL, 17)
+    assert begun[15] < done[0] <= begun[16]
+    # a one-lane request takes 1
+    begun, done = _atomics_sent(64, one, 1, 65)
+    assert begun[63] < done[0] <= begun[64]
+    # 0: no limit
+    begun, done = _atomics_sent(0, one, ALL, 3)
+    assert begun[2] < done[0]

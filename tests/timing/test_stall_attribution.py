@@ -246,3 +246,35 @@ def test_a_warp_held_for_the_busy_mufu_pipe_waits_on_wait_not_math_pipe_throttle
     assert m[key.format("wait")] > 1.0
     # 8 warps x 256 ex2 per sub-partition at one per 8 cycles: the pipe, not the issue slot, sets the time
     assert m["gpc__cycles_elapsed.max"] > 8 * 8 * 256
+
+
+_RED_ONE_ADDRESS = """.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 a)
+{
+.reg .b64 %rd<2>;
+ld.param.u64 %rd1, [a];
+red.global.add.u32 [%rd1], 1;
+red.global.add.u32 [%rd1], 1;
+red.global.add.u32 [%rd1], 1;
+red.global.add.u32 [%rd1], 1;
+ret;
+}
+"""
+
+
+def test_warps_stay_on_their_sm_while_the_atomic_unit_they_feed_is_backed_up():
+    """Every lane of every warp adds to one word: the unit performs one add after another. With the SMs'
+    atomic credits, the warps wait in their SMs until their adds are taken, as the H100's do (ncu: the SMs
+    are active nearly the whole kernel); without them every warp sends its adds off and is gone at once."""
+    k = gpusim.load_ptx(_RED_ONE_ADDRESS)["k"]
+    # (no same-address cost at the SM: the unit alone sets the pace)
+    spec = H100.with_(**{"n_sm": 8, "gigathread.gpcs": 2, "lsu.atomic_same_address_cycles": 0})
+    active = {}
+    for credits in (256, 0):
+        m = gpusim.launch(k, 32, 256, np.zeros(1, np.uint32), gpu=spec.with_(**{"lsu.atomic_credits": credits}),
+                          mode="timing").metrics
+        active[credits] = m["sm__cycles_active.avg"] / m["gpc__cycles_elapsed.max"]
+    assert active[256] > 0.7
+    assert active[0] < 0.3
