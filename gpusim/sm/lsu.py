@@ -8,8 +8,10 @@ global load of several lines instead costs the larger of its tag lookups (`tag_l
 and its data wavefronts in the L1's 32 banks. The SM's LSU queue holds `queue_instructions` global and
 local instructions, each until the LSU begins it: a warp whose instruction finds it full stalls on
 lg_throttle, however long the queued ones keep the LSU busy. A store keeps the LSU until its L2 slice
-has taken it; an atomic does not (its slice queues it). (Until 2026-11-27 the queue held `queue` = 64
-cycles of LSU work; validation/DEVIATIONS.md, twelfth pass.)
+has taken it; an atomic does not (its slice queues it), unless the SM has used up its credits for the
+atomic unit it goes to (`atomic_credits` operations in flight per unit): then the LSU holds it until enough of
+the earlier ones are performed, so a backed-up unit keeps the SM's warps waiting in the SM, as the H100's do.
+(Until 2026-11-27 the queue held `queue` = 64 cycles of LSU work; validation/DEVIATIONS.md, twelfth pass.)
 
 The MIO queue of a sub-partition is in order: its global/local stores and atomics, whose data goes through
 it, leave it for the L1's queue of `mio_lg_queue` instructions, and a special-register read (S2R) or
@@ -400,12 +402,12 @@ def global_atomic(lsu, l1, l2, noc, dram, tr_addr, mask, size, sm, pc, now, w):
     lines = count_lines(lsu.sectors, ns)
     n = _credit_units(lsu, l2, tr_addr, mask, ns, worst)
     cap = lsu.credits.shape[2]
-    for i in range(n):      # each unit it goes to: its operations there take the SM's oldest credits for that unit
+    # each unit it goes to: its operations there take the SM's oldest credits for that unit. The LSU has begun it
+    # (read its registers: its read barriers are released) and holds it until then; what the SM queued behind it
+    # waits (lg_throttle once the queue is full), and so does its warp's exit (drain)
+    for i in range(n):
         u = lsu.credit_unit[i]
         start = max(start, lsu.credits[sm, u, (lsu.credit_head[sm, u] + lsu.credit_ops[i] - 1) % cap])
-    if n > 0:
-        q = lsu.qring.shape[1]     # the instruction the LSU queue took last (memory_timing) begins then
-        lsu.qring[sm, (lsu.qhead[sm] - 1) % q] = start
     lsu.free_at[sm] = start + lsu.issue_interval + lsu.atomic_line * (lines - 1) + lsu.atomic_same_address * (worst - 1)
     done = start
     is_float = lsu.float_atomic[pc] != 0

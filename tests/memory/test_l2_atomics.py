@@ -146,33 +146,33 @@ def test_an_atomic_unit_serves_an_earlier_arrival_before_a_later_one_computed_fi
 
 
 def _atomics_sent(credits, addrs, mask, requests):
-    """(cycle the LSU begins each, cycle each is performed and back) for `requests` back-to-back warp
-    atomics on `addrs` (lanes in `mask`) from SM 0 with `credits` atomic credits."""
+    """(cycle the LSU is free again after each, cycle each is performed and back) for `requests` back-to-back
+    warp atomics on `addrs` (lanes in `mask`) from SM 0 with `credits` atomic credits."""
     from gpusim.sm import lsu
-    spec = H100.with_(**{"lsu.atomic_credits": credits})
+    spec = H100.with_(**{"lsu.atomic_credits": credits, "lsu.atomic_same_address_cycles": 0})   # the unit's pace
     U = make_units(spec, gpusim.load_ptx(TINY_PTX)["k"].decoded, 4, 1)
     U = U._replace(lsu=lsu.make_state(spec.lsu, spec.n_sm, 4 * spec.n_sm, 1, atomic_units=spec.l2.slices))
-    begun, done = [], []
+    free, done = [], []
     for _ in range(requests):
         U.lsu.qhead[0] = (U.lsu.qhead[0] + 1) % U.lsu.qring.shape[1]     # queued as memory_timing does
         U.lsu.qring[0, U.lsu.qhead[0] - 1] = 0
         done.append(global_atomic(U.lsu, U.l1, U.l2, U.noc, U.dram, addrs, np.int64(mask), 4, 0, 0, 0, 0))
-        begun.append(lsu.last_begun(U.lsu, 0))
-    return begun, done
+        free.append(int(U.lsu.free_at[0]))
+    return free, done
 
 
 def test_an_sm_holds_its_atomics_once_their_l2_operations_use_up_its_credits():
     one = np.full(32, 1 << 20, np.int64)                        # every lane on one address: 32 operations
     line = (1 << 20) + 4 * np.arange(32, dtype=np.int64)       # a coalesced line: one per sector, 4
-    # 64 credits: two one-address requests are in flight; the third begins once the first is performed
-    begun, done = _atomics_sent(64, one, ALL, 3)
-    assert begun[1] < done[0] <= begun[2]
+    # 64 credits: two one-address requests are in flight; the LSU holds the third until the first is performed
+    free, done = _atomics_sent(64, one, ALL, 3)
+    assert free[1] < done[0] <= free[2]
     # a coalesced line takes 4: sixteen go out before the first is back, the 17th waits for it
-    begun, done = _atomics_sent(64, line, ALL, 17)
-    assert begun[15] < done[0] <= begun[16]
+    free, done = _atomics_sent(64, line, ALL, 17)
+    assert free[15] < done[0] <= free[16]
     # a one-lane request takes 1
-    begun, done = _atomics_sent(64, one, 1, 65)
-    assert begun[63] < done[0] <= begun[64]
+    free, done = _atomics_sent(64, one, 1, 65)
+    assert free[63] < done[0] <= free[64]
     # 0: no limit
-    begun, done = _atomics_sent(0, one, ALL, 3)
-    assert begun[2] < done[0]
+    free, done = _atomics_sent(0, line, ALL, 17)
+    assert free[16] < done[0]
