@@ -23,6 +23,7 @@ stalls on the first consumer of `S2R SR_TID.X` in the store and atomic microbenc
 """
 from __future__ import annotations
 
+import re
 from collections import namedtuple
 from dataclasses import dataclass
 
@@ -108,7 +109,7 @@ LSU = namedtuple("LSU", "issue_interval tag_lines atomic_same_address free_at dr
                        "pc_sectors pc_requests addrs sectors groups store_line aggregated atomic_line "
                        "float_atomic spill spill_bytes spill_debt spill_next spill_addr wc_lines wc_n wc_time "
                        "combine_lines combine_window partial qring qhead qcount mio_lg_queue sp_queued "
-                       "credits credit_head credit_unit credit_ops")
+                       "credits credit_head credit_unit credit_ops acked_at release")
 # spill: per pc, the spill loads and stores (LDL/STL ptxas added) per execution (x SLOT, the SASS model);
 # spill_bytes: each thread's spill area, after its PTX local frame; spill_debt: per warp, the fractions
 # not yet issued; spill_next: per warp, the next 4-byte slot of the area; spill_addr: the lanes' offsets
@@ -118,6 +119,9 @@ LSU = namedtuple("LSU", "issue_interval tag_lines atomic_same_address free_at dr
 # qring, qhead, qcount: per SM, the cycle the LSU begins each of its last queue_instructions global/local
 # instructions (a ring), the next slot, and how many it has queued; sp_queued: per sub-partition (at most 4
 # per SM), the queue position (qcount) of its newest store or atomic, which its S2Rs wait behind
+# acked_at: per warp, the cycle the last of its global stores and atomics so far is performed and acknowledged;
+# release: per pc, 1 for an instruction that first waits for that (a gpu- or system-scope fence, an atomic with
+# release semantics: ptxas puts a MEMBAR before it)
 # credits, credit_head: per SM and atomic unit, the cycle each of the last `atomic_credits` operations it sent
 # there is performed and back (a ring, in the order sent: one SM's requests to one unit are served in order),
 # and the oldest of them; credit_unit, credit_ops: scratch, the units of the request being sent and its operations
@@ -143,13 +147,30 @@ def global_atomics(d) -> bool:
     return False
 
 
+_RELEASE = re.compile(r"^(?:@!?%\w+\s+)?(?:(?:atom|red)\.\S*\.(?:release|acq_rel)\b|membar\.(?:gl|sys)\b|"
+                      r"fence\.(?:sc|acq_rel)\.(?:gpu|sys)\b)")
+
+
+def release_pcs(d) -> np.ndarray:
+    """Per pc of decoded program d: 1 for an instruction that waits until the warp's earlier global stores and
+    atomics are performed (a gpu/system-scope membar or fence.sc/acq_rel, an atom/red with release or acq_rel
+    semantics outside the CTA scope: ptxas emits MEMBAR.ALL.GPU before it), else 0."""
+    out = np.zeros(d.n, np.int64)
+    for pc, text in enumerate(d.texts[:d.n]):
+        t = text.strip()
+        if _RELEASE.match(t) and ".cta" not in t.split()[0 if not t.startswith("@") else 1]:
+            out[pc] = 1
+    return out
+
+
 def make_state(spec: LSUSpec, n_sm: int, n_warps: int, n_pcs: int, aggregated=None, float_atomic=None,
-               spill=None, spill_bytes: int = 0, atomic_units: int = 0) -> LSU:
+               spill=None, spill_bytes: int = 0, atomic_units: int = 0, release=None) -> LSU:
     """aggregated: per pc, 1 where ptxas made a global atomic warp-aggregated (the SASS model: one lane
     performs the warp's update, VOTEU/POPC/SHFL spread the result; gpusim/sassmap.py). float_atomic: per
     pc, 1 for a floating-point atomic (`float_atomics`). spill: per pc, (spill loads, spill stores) per
     execution x SLOT, and spill_bytes the area per thread they use (ptxas's spill stores; the SASS model).
-    atomic_units: the L2's atomic units, for the credits of a kernel with global atomics (0: none kept)."""
+    atomic_units: the L2's atomic units, for the credits of a kernel with global atomics (0: none kept).
+    release: per pc, 1 where the instruction waits for the warp's earlier writes to be performed (`release_pcs`)."""
     if spec.atomic_credits == 0:
         atomic_units = 0
     return LSU(np.int64(spec.issue_interval), np.int64(spec.tag_lines),
@@ -170,7 +191,8 @@ def make_state(spec: LSUSpec, n_sm: int, n_warps: int, n_pcs: int, aggregated=No
                np.zeros((n_sm, spec.queue_instructions), np.int64), np.zeros(n_sm, np.int64), np.zeros(n_sm, np.int64),
                np.int64(spec.mio_lg_queue), np.zeros(n_sm * 4, np.int64),
                np.zeros((n_sm, atomic_units, spec.atomic_credits), np.int64),
-               np.zeros((n_sm, atomic_units), np.int64), np.zeros(64, np.int64), np.zeros(64, np.int64))
+               np.zeros((n_sm, atomic_units), np.int64), np.zeros(64, np.int64), np.zeros(64, np.int64),
+               np.zeros(n_warps, np.int64), np.zeros(n_pcs, np.int64) if release is None else release)
 
 
 def counters(lsu: LSU) -> dict:
@@ -233,8 +255,9 @@ def global_access(lsu, l1, l2, noc, dram, tr_addr, mask, size, local_bytes, sm, 
             merge = 0
             if not base and (k == 0 or lsu.sectors[k - 1] >> 2 != sec >> 2):    # sectors are in address order
                 merge = line_request(lsu.sectors, lsu.partial, ns, k)
-            lsu.last_drain[0] = max(lsu.last_drain[0], l2_access(l2, noc, dram, sm, sec, start + l1.latency, True,
-                                                                 lsu.partial[k] != 0, merge))
+            acked = l2_access(l2, noc, dram, sm, sec, start + l1.latency, True, lsu.partial[k] != 0, merge)
+            lsu.last_drain[0] = max(lsu.last_drain[0], acked)
+            lsu.acked_at[w] = max(lsu.acked_at[w], acked)
             sent = max(sent, np.int64(l2.accepted[0]))      # a slice's full queue holds it in the SM
             continue
         if bypass_l1:     # cp.async.cg: cached in the L2 only
@@ -417,6 +440,7 @@ def global_atomic(lsu, l1, l2, noc, dram, tr_addr, mask, size, sm, pc, now, w):
         done = max(done, l2_atomic(l2, noc, dram, sm, lsu.sectors[k], start + l1.latency, ways, is_float,
                                    coalesced and full_line(lsu.sectors, ns, k)))
     lsu.last_drain[0] = max(lsu.last_drain[0], done)
+    lsu.acked_at[w] = max(lsu.acked_at[w], done)
     lsu.drain_at[w] = max(lsu.drain_at[w], lsu.free_at[sm] + l1.latency)    # sent off, not performed
     for i in range(n):      # its credits are taken until it is performed and back
         u = lsu.credit_unit[i]
@@ -482,5 +506,6 @@ def memory_timing(lsu, smem, l1, l2, noc, dram, tr_addr, tr_info, local_bytes, s
 def warp_reset(lsu, w):
     """A new warp in slot w: no stores to drain, no copies in flight, nothing to write-combine with."""
     lsu.drain_at[w] = 0
+    lsu.acked_at[w] = 0
     lsu.wc_n[w] = 0
     copies_reset(lsu.groups, w)

@@ -102,6 +102,9 @@ def earliest(P, M, U, w, sm, sp, now):
     if t_ops > t:
         p, p_reason = t, reason
         t, reason = t_ops, r_ops
+    if U.lsu.release[pc] != 0 and U.lsu.acked_at[w] > t:     # a release: the warp's earlier writes performed first
+        p, p_reason = t, reason
+        t, reason = U.lsu.acked_at[w], MEMBAR
     cls = P.ins[pc, oc.F_CLASS]
     if cls == oc.C_LDST or cls == oc.C_ATOMIC:
         if P.ins[pc, oc.F_SPACE] == oc.SP_SHARED:

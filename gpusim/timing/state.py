@@ -28,7 +28,7 @@ def make_units(spec, d, warps_per_sm: int, ctas_per_sm: int, record: events.Even
         fetch=fetch.make_state(spec.fetch, nsm, n_warps, d, None if slots is None else slots[:, 11]),
         lsu=lsu.make_state(spec.lsu, nsm, n_warps, d.n, None if slots is None else slots[:, 3],
                            lsu.float_atomics(d), None if slots is None else slots[:, 4:6], spill_bytes,
-                           spec.l2.slices if lsu.global_atomics(d) else 0),
+                           spec.l2.slices if lsu.global_atomics(d) else 0, lsu.release_pcs(d)),
         smem=shared_banks.make_state(spec.smem, nsm, d.n, None if slots is None else slots[:, 6], slots is not None),
         l1=l1.make_state(spec.l1, nsm, slots is not None),
         noc=interconnect.make_state(spec.noc, nsm, spec.l2.partitions),

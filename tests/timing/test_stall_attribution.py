@@ -278,3 +278,21 @@ def test_warps_stay_on_their_sm_while_the_atomic_unit_they_feed_is_backed_up():
         active[credits] = m["sm__cycles_active.avg"] / m["gpc__cycles_elapsed.max"]
     assert active[256] > 0.7
     assert active[0] < 0.3
+
+
+def _atomics_ptx(sem: str) -> str:
+    return (".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 a)\n{\n"
+            ".reg .b32 %r<4>; .reg .b64 %rd<2>;\nld.param.u64 %rd1, [a];\n"
+            f"atom.global{sem}.add.u32 %r1, [%rd1], 1;\natom.global{sem}.add.u32 %r2, [%rd1], 1;\nret;\n}}\n")
+
+
+def test_an_atomic_with_release_semantics_waits_for_the_warps_earlier_atomics_to_be_performed():
+    """atom.acq_rel (Triton's histogram): ptxas puts MEMBAR.ALL.GPU before the ATOMG, so the second atomic waits
+    until the first is performed and acknowledged (membar); relaxed ones go out back to back."""
+    membar = {}
+    for sem in ("", ".gpu.acq_rel"):
+        k = gpusim.load_ptx(_atomics_ptx(sem))["k"]
+        m = gpusim.launch(k, 1, 32, np.zeros(1, np.uint32), gpu=H100, mode="timing").metrics
+        membar[sem] = m["smsp__average_warp_latency_issue_stalled_membar.ratio"]
+    assert membar[""] == 0
+    assert membar[".gpu.acq_rel"] > H100.l2.atomic_latency      # a round trip to the L2 and back
