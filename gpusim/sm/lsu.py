@@ -10,7 +10,8 @@ local instructions, each until the LSU begins it: a warp whose instruction finds
 lg_throttle, however long the queued ones keep the LSU busy. A store keeps the LSU until its L2 slice
 has taken it; an atomic does not (its slice queues it), unless the SM has used up its credits for the
 atomic unit it goes to (`atomic_credits` operations in flight per unit): then the LSU holds it until enough of
-the earlier ones are performed, so a backed-up unit keeps the SM's warps waiting in the SM, as the H100's do.
+the earlier ones are performed, so a backed-up unit keeps the SM's warps waiting in the SM, as the H100's do
+(gpusim/sm/atomics.py sends them).
 (Until 2026-11-27 the queue held `queue` = 64 cycles of LSU work; validation/DEVIATIONS.md, twelfth pass.)
 
 The MIO queue of a sub-partition is in order: its global/local stores and atomics, whose data goes through
@@ -23,25 +24,22 @@ stalls on the first consumer of `S2R SR_TID.X` in the store and atomic microbenc
 """
 from __future__ import annotations
 
-import re
 from collections import namedtuple
 from dataclasses import dataclass
 
 import numpy as np
 
 from gpusim.isa import opcodes as oc
-from gpusim.isa.types import K_FLOAT, TYPE_KIND
 from gpusim.jit import njit
 from gpusim.memory.coalescer import coalesce, count_lines
 from gpusim.memory.l1 import l1_load, l1_store_local
-from gpusim.memory.l2 import l2_access, l2_atomic, slice_of
-from gpusim.memory.shared_banks import ATOM, LD, ST, same_address_ways, smem_access, wavefronts
+from gpusim.memory.l2 import l2_access
+from gpusim.memory.shared_banks import ATOM, LD, ST, smem_access, wavefronts
+from gpusim.sm.atomics import global_atomic
 from gpusim.sm.copygroups import make_state as copy_groups
 from gpusim.sm.copygroups import warp_reset as copies_reset
 from gpusim.sm.state import TI_ASYNC, TI_ATOM, TI_MASK, TI_SIZE, TI_SPACE, TI_STORE
 from gpusim.spec import MAX_CYCLES, param
-
-OP_ATOM, OP_RED = oc.OP["atom"], oc.OP["red"]
 
 LOCAL_BASE = np.int64(1) << 44
 
@@ -130,47 +128,15 @@ LD_REQUESTS, LD_SECTORS, ST_REQUESTS, ST_SECTORS, LOCAL_SECTORS, ATOM_REQUESTS =
 KIND_NONE, KIND_SHORT, KIND_LONG = 0, 1, 2      # scoreboard producer kinds (sm/scoreboard.py)
 
 
-def float_atomics(d) -> np.ndarray:
-    """Per pc of decoded program d: 1 for an atom/red on floating-point data (the L2 chains them)."""
-    out = np.zeros(d.n, np.int64)
-    for pc in range(d.n):
-        if d.ins[pc, oc.F_OP] in (OP_ATOM, OP_RED) and TYPE_KIND.get(int(d.ins[pc, oc.F_TYPE])) == K_FLOAT:
-            out[pc] = 1
-    return out
-
-
-def global_atomics(d) -> bool:
-    """Whether decoded program d has an atom/red outside shared memory (a global or generic address)."""
-    for pc in range(d.n):
-        if d.ins[pc, oc.F_OP] in (OP_ATOM, OP_RED) and d.ins[pc, oc.F_SPACE] != oc.SP_SHARED:
-            return True
-    return False
-
-
-_RELEASE = re.compile(r"^(?:@!?%\w+\s+)?(?:(?:atom|red)\.\S*\.(?:release|acq_rel)\b|membar\.(?:gl|sys)\b|"
-                      r"fence\.(?:sc|acq_rel)\.(?:gpu|sys)\b)")
-
-
-def release_pcs(d) -> np.ndarray:
-    """Per pc of decoded program d: 1 for an instruction that waits until the warp's earlier global stores and
-    atomics are performed (a gpu/system-scope membar or fence.sc/acq_rel, an atom/red with release or acq_rel
-    semantics outside the CTA scope: ptxas emits MEMBAR.ALL.GPU before it), else 0."""
-    out = np.zeros(d.n, np.int64)
-    for pc, text in enumerate(d.texts[:d.n]):
-        t = text.strip()
-        if _RELEASE.match(t) and ".cta" not in t.split()[0 if not t.startswith("@") else 1]:
-            out[pc] = 1
-    return out
-
-
 def make_state(spec: LSUSpec, n_sm: int, n_warps: int, n_pcs: int, aggregated=None, float_atomic=None,
                spill=None, spill_bytes: int = 0, atomic_units: int = 0, release=None) -> LSU:
     """aggregated: per pc, 1 where ptxas made a global atomic warp-aggregated (the SASS model: one lane
     performs the warp's update, VOTEU/POPC/SHFL spread the result; gpusim/sassmap.py). float_atomic: per
-    pc, 1 for a floating-point atomic (`float_atomics`). spill: per pc, (spill loads, spill stores) per
+    pc, 1 for a floating-point atomic (`atomics.float_atomics`). spill: per pc, (spill loads, spill stores) per
     execution x SLOT, and spill_bytes the area per thread they use (ptxas's spill stores; the SASS model).
     atomic_units: the L2's atomic units, for the credits of a kernel with global atomics (0: none kept).
-    release: per pc, 1 where the instruction waits for the warp's earlier writes to be performed (`release_pcs`)."""
+    release: per pc, 1 where the instruction waits for the warp's earlier writes to be performed
+    (`atomics.release_pcs`)."""
     if spec.atomic_credits == 0:
         atomic_units = 0
     return LSU(np.int64(spec.issue_interval), np.int64(spec.tag_lines),
@@ -368,88 +334,6 @@ def sector_partial(addrs, mask, size, sector):
     return covered != (np.int64(1) << 32) - 1
 
 
-@njit
-def sector_ways(addrs, mask, sector):
-    """The most active lanes on one address inside 32-byte `sector`: the slice's operations on it."""
-    worst = 1
-    for a in range(32):
-        if not (mask >> a) & 1 or addrs[a] >> 5 != sector:
-            continue
-        c = 0
-        for b in range(a, 32):
-            if (mask >> b) & 1 and addrs[b] == addrs[a]:
-                c += 1
-        worst = max(worst, c)
-    return worst
-
-
-@njit
-def full_line(sectors, ns, k):
-    """Whether sorted `sectors[:ns]` hold all four sectors of sectors[k]'s line."""
-    first = sectors[k] & ~np.int64(3)
-    p = k - (sectors[k] & 3)
-    return p >= 0 and p + 3 < ns and sectors[p] == first and sectors[p + 3] == first + 3
-
-
-@njit
-def _credit_units(lsu, l2, tr_addr, mask, ns, worst):
-    """The atomic units the request in lsu.sectors[:ns] goes to (credit_unit) and the operations each performs
-    for it (credit_ops: one per sector and address round, at most `atomic_credits`); how many units."""
-    if lsu.credits.shape[1] == 0:
-        return 0
-    n, chunk = 0, np.int64(-1)
-    nsl = lsu.credits.shape[1]
-    for k in range(ns):     # sectors in address order: a unit's chunk's are together
-        sec = lsu.sectors[k]
-        if sec >> l2.atomic_shift != chunk and n < lsu.credit_unit.shape[0]:
-            chunk = sec >> l2.atomic_shift
-            lsu.credit_unit[n] = slice_of(sec, nsl, l2.atomic_shift)
-            lsu.credit_ops[n] = 0
-            n += 1
-        lsu.credit_ops[n - 1] += 1 if worst == 1 else sector_ways(tr_addr, mask, sec)
-    for i in range(n):
-        lsu.credit_ops[i] = min(lsu.credit_ops[i], lsu.credits.shape[2])
-    return n
-
-
-@njit
-def global_atomic(lsu, l1, l2, noc, dram, tr_addr, mask, size, sm, pc, now, w):
-    """Atomics/reductions at L2. Lanes on one address serialise at the SM (the warp's busiest address)
-    and again at the slice (per sector, its busiest address); distinct addresses in one sector share
-    an L2 operation."""
-    lsu.counters[ATOM_REQUESTS] += 1
-    lsu.pc_requests[pc] += 1
-    worst = 1 if lsu.aggregated[pc] != 0 else same_address_ways(tr_addr, mask)
-    start = max(now, lsu.free_at[sm])
-    ns = coalesce(tr_addr, mask, size, lsu.sectors)
-    lines = count_lines(lsu.sectors, ns)
-    n = _credit_units(lsu, l2, tr_addr, mask, ns, worst)
-    cap = lsu.credits.shape[2]
-    # each unit it goes to: its operations there take the SM's oldest credits for that unit. The LSU has begun it
-    # (read its registers: its read barriers are released) and holds it until then; what the SM queued behind it
-    # waits (lg_throttle once the queue is full), and so does its warp's exit (drain)
-    for i in range(n):
-        u = lsu.credit_unit[i]
-        start = max(start, lsu.credits[sm, u, (lsu.credit_head[sm, u] + lsu.credit_ops[i] - 1) % cap])
-    lsu.free_at[sm] = start + lsu.issue_interval + lsu.atomic_line * (lines - 1) + lsu.atomic_same_address * (worst - 1)
-    done = start
-    is_float = lsu.float_atomic[pc] != 0
-    coalesced = worst == 1 and not is_float     # an integer request, one lane per address: whole lines at the line rate
-    for k in range(ns):
-        ways = 1 if worst == 1 else sector_ways(tr_addr, mask, lsu.sectors[k])
-        done = max(done, l2_atomic(l2, noc, dram, sm, lsu.sectors[k], start + l1.latency, ways, is_float,
-                                   coalesced and full_line(lsu.sectors, ns, k)))
-    lsu.last_drain[0] = max(lsu.last_drain[0], done)
-    lsu.acked_at[w] = max(lsu.acked_at[w], done)
-    lsu.drain_at[w] = max(lsu.drain_at[w], lsu.free_at[sm] + l1.latency)    # sent off, not performed
-    for i in range(n):      # its credits are taken until it is performed and back
-        u = lsu.credit_unit[i]
-        for k in range(lsu.credit_ops[i]):
-            lsu.credits[sm, u, (lsu.credit_head[sm, u] + k) % cap] = done
-        lsu.credit_head[sm, u] = (lsu.credit_head[sm, u] + lsu.credit_ops[i]) % cap
-    return done
-
-
 @njit(inline="always")
 def last_begun(lsu, sm):
     """The cycle the LSU begins the global/local instruction SM `sm` queued last (memory_timing)."""
@@ -491,6 +375,8 @@ def memory_timing(lsu, smem, l1, l2, noc, dram, tr_addr, tr_info, local_bytes, s
         lsu.qhead[sm] = (h + 1) % lsu.qring.shape[1]
         lsu.qcount[sm] += 1
     if sp == oc.SP_GLOBAL and tr_info[TI_ATOM] != 0:
+        lsu.counters[ATOM_REQUESTS] += 1
+        lsu.pc_requests[pc] += 1
         return global_atomic(lsu, l1, l2, noc, dram, tr_addr, mask, size, sm, pc, now, w), KIND_LONG
     if sp == oc.SP_GLOBAL or sp == oc.SP_LOCAL:
         is_local = sp == oc.SP_LOCAL

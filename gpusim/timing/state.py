@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpusim.memory import dram, dsm, interconnect, l1, l2, shared_banks
-from gpusim.sm import asyncops, fetch, lsu, pipelines, scheduler, scoreboard
+from gpusim.sm import asyncops, atomics, fetch, lsu, pipelines, scheduler, scoreboard
 from gpusim.timing import events, residency
 from gpusim.timing.core import Units
 
@@ -27,8 +27,8 @@ def make_units(spec, d, warps_per_sm: int, ctas_per_sm: int, record: events.Even
                                    None if slots is None else slots[:, :3]),
         fetch=fetch.make_state(spec.fetch, nsm, n_warps, d, None if slots is None else slots[:, 11]),
         lsu=lsu.make_state(spec.lsu, nsm, n_warps, d.n, None if slots is None else slots[:, 3],
-                           lsu.float_atomics(d), None if slots is None else slots[:, 4:6], spill_bytes,
-                           spec.l2.slices if lsu.global_atomics(d) else 0, lsu.release_pcs(d)),
+                           atomics.float_atomics(d), None if slots is None else slots[:, 4:6], spill_bytes,
+                           spec.l2.slices if atomics.global_atomics(d) else 0, atomics.release_pcs(d)),
         smem=shared_banks.make_state(spec.smem, nsm, d.n, None if slots is None else slots[:, 6], slots is not None),
         l1=l1.make_state(spec.l1, nsm, slots is not None),
         noc=interconnect.make_state(spec.noc, nsm, spec.l2.partitions),

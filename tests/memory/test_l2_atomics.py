@@ -7,7 +7,7 @@ import numpy as np
 import gpusim
 from gpusim.memory.l2 import l2_atomic, slice_of
 from gpusim.presets import H100
-from gpusim.sm.lsu import global_atomic, sector_ways
+from gpusim.sm.atomics import global_atomic, sector_ways
 from gpusim.timing.state import make_units
 
 TINY_PTX = ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\nret;\n}\n"
@@ -89,7 +89,7 @@ def test_a_float_atomic_waits_for_the_previous_float_sum_on_its_sector_only():
 
 
 def test_float_atomic_pcs_are_the_atom_and_red_on_float_data():
-    from gpusim.sm.lsu import float_atomics
+    from gpusim.sm.atomics import float_atomics
     ptx = (".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 a)\n{\n"
            ".reg .b64 %rd<2>; .reg .f32 %f<2>; .reg .b32 %r<2>;\nld.param.u64 %rd1, [a];\n"
            "red.global.add.f32 [%rd1], %f1;\nred.global.add.u32 [%rd1], %r1;\n"
@@ -113,7 +113,7 @@ def _unit_busy_after(spec, addrs, mask=ALL, is_float=False):
 
 
 def test_a_coalesced_atomic_covering_a_whole_line_takes_the_line_rate_per_operation():
-    from gpusim.sm.lsu import full_line
+    from gpusim.sm.atomics import full_line
     # both slower than the slice's tag rate (32 B a sector at its bandwidth share), so the unit sets the pace
     a, ln = 5.0, 2.0
     spec = H100.with_(**{"l2.atomic_interval": a, "l2.atomic_line_interval": ln})

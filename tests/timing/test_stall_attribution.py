@@ -248,20 +248,13 @@ def test_a_warp_held_for_the_busy_mufu_pipe_waits_on_wait_not_math_pipe_throttle
     assert m["gpc__cycles_elapsed.max"] > 8 * 8 * 256
 
 
-_RED_ONE_ADDRESS = """.version 8.0
-.target sm_90
-.address_size 64
-.visible .entry k(.param .u64 a)
-{
-.reg .b64 %rd<2>;
-ld.param.u64 %rd1, [a];
-red.global.add.u32 [%rd1], 1;
-red.global.add.u32 [%rd1], 1;
-red.global.add.u32 [%rd1], 1;
-red.global.add.u32 [%rd1], 1;
-ret;
-}
-"""
+def _kernel_ptx(body: str) -> str:
+    """A kernel k(.param .u64 a) with %rd1 = a, then `body`."""
+    return (".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 a)\n{\n"
+            ".reg .b32 %r<4>; .reg .b64 %rd<2>;\nld.param.u64 %rd1, [a];\n" + body + "ret;\n}\n")
+
+
+_RED_ONE_ADDRESS = _kernel_ptx("red.global.add.u32 [%rd1], 1;\n" * 4)
 
 
 def test_warps_stay_on_their_sm_while_the_atomic_unit_they_feed_is_backed_up():
@@ -281,9 +274,7 @@ def test_warps_stay_on_their_sm_while_the_atomic_unit_they_feed_is_backed_up():
 
 
 def _atomics_ptx(sem: str) -> str:
-    return (".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 a)\n{\n"
-            ".reg .b32 %r<4>; .reg .b64 %rd<2>;\nld.param.u64 %rd1, [a];\n"
-            f"atom.global{sem}.add.u32 %r1, [%rd1], 1;\natom.global{sem}.add.u32 %r2, [%rd1], 1;\nret;\n}}\n")
+    return _kernel_ptx(f"atom.global{sem}.add.u32 %r1, [%rd1], 1;\natom.global{sem}.add.u32 %r2, [%rd1], 1;\n")
 
 
 def test_an_atomic_with_release_semantics_waits_for_the_warps_earlier_atomics_to_be_performed():
