@@ -180,6 +180,7 @@ def issue(P, M, U, counters, w, pc, now):
     kind = 0
     if cls == oc.C_LDST or cls == oc.C_ATOMIC:
         lat = 1
+        s.first_sp[sm] = (sp + 1) % s.subpartitions     # it took an entry of a shared queue: the next goes first
         if M.tr_info[TI_MASK] != 0:
             space = M.tr_info[TI_SPACE]
             sampled = U.events.on != 0 and (space == oc.SP_GLOBAL or space == oc.SP_LOCAL) and want_request(U.events)
@@ -385,7 +386,14 @@ def advance(P, M, U, counters, now):
         if U.events.on != 0 and now >= U.events.next_at[0]:
             sample_to(M.wstat, U.events, U.sched, U.residency, U.l1, U.l2, U.dram, now)
         M.clock[0] = now
-        for sp in range(next_event.shape[0]):
+        nsub = U.sched.subpartitions
+        turn = 0
+        for i in range(next_event.shape[0]):
+            # an SM's sub-partitions take turns at the queues they share (the MIO's and the LSU's): the one
+            # after the last to put a memory instruction in goes first
+            if i % nsub == 0:
+                turn = U.sched.first_sp[i // nsub]
+            sp = i - i % nsub + (i % nsub + turn) % nsub
             if next_event[sp] <= now:
                 if issue_subpartition(P, M, U, counters, sp, now) == S_FAULT:
                     return now, A_FAULT
