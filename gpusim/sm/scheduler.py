@@ -76,11 +76,13 @@ class SchedulerSpec:
 
 Scheduler = namedtuple("Scheduler", "policy group_size subpartitions warps_per_sm next_event last_issued "
                                     "ready_at reason accounted_until age at_barrier next_bound stall pc_stall "
-                                    "wait_cycles yields starve eligible_since first_sp")
+                                    "wait_cycles yields starve eligible_since first_sp cta_turn free_slots")
 # wait_cycles: per pc, ptxas's stall cycles (x SLOT, sm/pipelines.py) a warp waits after issuing it (zeros: none);
 # yields: per pc, 1 where its SASS yields; eligible_since: per warp, the cycle from which it has been
 # eligible without issuing (-1: not eligible since it last issued); first_sp: per SM, the sub-partition whose
-# scheduler goes first in a cycle (the one after the last to put an instruction into the SM's MIO or LSU queue)
+# scheduler goes first in a cycle (the one after the last to put an instruction into the SM's MIO or LSU queue);
+# cta_turn: per SM, the CTAs it has taken (a CTA's warps start that many sub-partitions on, mod 4: core.dispatch);
+# free_slots: scratch for the warp slots a CTA being placed takes
 
 
 def make_state(spec: SchedulerSpec, n_sm: int, warps_per_sm: int, n_pcs: int, control=None) -> Scheduler:
@@ -96,7 +98,7 @@ def make_state(spec: SchedulerSpec, n_sm: int, warps_per_sm: int, n_pcs: int, co
                      z(n_warps), z(len(STALLS)), z(n_pcs, len(STALLS)),
                      z(n_pcs) if control is None or not spec.stall_counts else np.ascontiguousarray(control[:, 0]),
                      z(n_pcs) if control is None else np.ascontiguousarray(control[:, 1]),
-                     np.int64(spec.starve_cycles), np.full(n_warps, -1, np.int64), z(n_sm))
+                     np.int64(spec.starve_cycles), np.full(n_warps, -1, np.int64), z(n_sm), z(n_sm), z(warps_per_sm))
 
 
 # ------------------------------------------------------------------ policies: smaller key issues first

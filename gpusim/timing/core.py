@@ -435,24 +435,38 @@ def dispatch(P, M, U, cta, sm, now, age, nthreads, delay):
     res.sm_ctas[sm] += 1
     placed = 0
     start = now + res.cta_launch_latency + delay
+    # the CTA takes the SM's first free warp slots; within each four of them its warps start one sub-partition
+    # further on than the previous CTA's did (the H100's %warpid of a CTA's warp k is its 8-slot group's
+    # base + 4 * (k // 4) + (k + r) % 4, r one more with each CTA the SM takes: validation/probes/cta_phases.py)
+    n_free = 0
     for w in range(sm * s.warps_per_sm, (sm + 1) * s.warps_per_sm):
-        if placed == nwarps:
+        if n_free == nwarps:
             break
         if M.wstat[w] == W_FREE:
-            init_warp(M, w, c, placed, nthreads)
-            s.accounted_until[w] = start
-            s.age[w] = age * 64 + placed
-            s.at_barrier[w] = 0
-            wake(s, w, start, DISPATCH_STALL)
-            warp_reset(U.lsu, w)
-            U.fetch.warp_line[w] = -1
-            clear(U.scoreboard, w)
-            clear_warp(U.asyncu, w)
-            res.counters[WARPS_LAUNCHED] += 1
-            warps_change(res, sm, 1, now)
-            # a warp is in flight (sm__warps_active) from its launch on the SM, not while its CTA's slot
-            # waits for the engine's turn and the launch latency (clocks read in the H100's first
-            # instructions agree: validation/probes/cta_refill.py)
-            res.warp_area[sm] -= start - now
-            placed += 1
+            s.free_slots[n_free] = w
+            n_free += 1
+    if n_free < nwarps:
+        return -1
+    nsub = s.subpartitions
+    r = s.cta_turn[sm] % nsub
+    s.cta_turn[sm] += 1
+    for k in range(nwarps):
+        j = k - k % nsub + (k % nsub + r) % nsub
+        w = s.free_slots[j if j < nwarps - nwarps % nsub else k]
+        init_warp(M, w, c, placed, nthreads)
+        s.accounted_until[w] = start
+        s.age[w] = age * 64 + placed
+        s.at_barrier[w] = 0
+        wake(s, w, start, DISPATCH_STALL)
+        warp_reset(U.lsu, w)
+        U.fetch.warp_line[w] = -1
+        clear(U.scoreboard, w)
+        clear_warp(U.asyncu, w)
+        res.counters[WARPS_LAUNCHED] += 1
+        warps_change(res, sm, 1, now)
+        # a warp is in flight (sm__warps_active) from its launch on the SM, not while its CTA's slot
+        # waits for the engine's turn and the launch latency (clocks read in the H100's first
+        # instructions agree: validation/probes/cta_refill.py)
+        res.warp_area[sm] -= start - now
+        placed += 1
     return c if placed == nwarps else -1

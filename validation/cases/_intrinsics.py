@@ -1,4 +1,4 @@
-"""Special-register reads for kernels: %clock64, %globaltimer and %smid through inline PTX.
+"""Special-register reads for kernels: %clock64, %globaltimer, %smid and %warpid through inline PTX.
 
 numba-cuda 0.30.4 has no clock64 intrinsic, so each one is an `@intrinsic` that emits a volatile
 inline-asm `mov` (with a memory clobber, so LLVM keeps it ordered with loads and stores). In the
@@ -22,6 +22,9 @@ if config.ENABLE_CUDASIM:
         return time.time_ns()
 
     def smid():
+        return 0
+
+    def warpid():
         return 0
 
 else:
@@ -52,3 +55,8 @@ else:
     def smid(typingctx):
         """Index of the SM the thread runs on."""
         return types.int32(), _sreg("smid", 32)
+
+    @intrinsic
+    def warpid(typingctx):
+        """The warp's slot on its SM (%warpid; on the H100 its sub-partition is %warpid % 4)."""
+        return types.int32(), _sreg("warpid", 32)
