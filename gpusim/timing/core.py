@@ -387,14 +387,15 @@ def advance(P, M, U, counters, now):
             sample_to(M.wstat, U.events, U.sched, U.residency, U.l1, U.l2, U.dram, now)
         M.clock[0] = now
         nsub = U.sched.subpartitions
-        turn = 0
-        for i in range(next_event.shape[0]):
+        mask = nsub - 1         # 1, 2 or 4 sub-partitions
+        for sm in range(next_event.shape[0] // nsub):
             # an SM's sub-partitions take turns at the queues they share (the MIO's and the LSU's): the one
             # after the last to put a memory instruction in goes first
-            if i % nsub == 0:
-                turn = U.sched.first_sp[i // nsub]
-            sp = i - i % nsub + (i % nsub + turn) % nsub
-            if next_event[sp] <= now:
+            turn = U.sched.first_sp[sm]
+            for j in range(nsub):
+                sp = sm * nsub + ((j + turn) & mask)
+                if next_event[sp] > now:
+                    continue
                 if issue_subpartition(P, M, U, counters, sp, now) == S_FAULT:
                     return now, A_FAULT
                 # the SASS model: instructions ptxas folded left this cycle's issue slot free
