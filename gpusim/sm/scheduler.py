@@ -81,7 +81,7 @@ Scheduler = namedtuple("Scheduler", "policy group_size subpartitions warps_per_s
 # yields: per pc, 1 where its SASS yields; eligible_since: per warp, the cycle from which it has been
 # eligible without issuing (-1: not eligible since it last issued); first_sp: per SM, the sub-partition whose
 # scheduler goes first in a cycle (the one after the last to put an instruction into the SM's MIO or LSU queue);
-# cta_turn: per SM, the CTAs it has taken (a CTA's warps start that many sub-partitions on, mod 4: core.dispatch);
+# cta_turn: per SM, the CTAs it has taken (a CTA's warps start that many sub-partitions on, mod 4: timing/placement.py);
 # free_slots: scratch for the warp slots a CTA being placed takes
 
 

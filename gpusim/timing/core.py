@@ -53,7 +53,6 @@ from gpusim.sm.state import (
     TI_SPACE,
     TI_STORE,
     W_DONE,
-    W_FREE,
     W_READY,
 )
 from gpusim.timing.events import (
@@ -65,7 +64,8 @@ from gpusim.timing.events import (
     take_samples,
     want_request,
 )
-from gpusim.timing.residency import WARPS_LAUNCHED, free_cta_slot, warp_retired, warps_change
+from gpusim.timing.placement import reserve_warp_slots, retire_warp, warp_slot
+from gpusim.timing.residency import WARPS_LAUNCHED, free_cta_slot, warps_change
 
 Units = namedtuple("Units", "sched scoreboard pipes fetch lsu smem l1 noc l2 dram residency asyncu dsm events")
 ISSUED, DIVERGENT_DELAYS = range(2)      # core counters
@@ -144,17 +144,6 @@ def wake_released(M, s, res, barrier_latency, c, now):
         if s.at_barrier[w] == 1 and M.wcta[w] == c and M.wstat[w] == W_READY:
             s.at_barrier[w] = 0
             wake(s, w, now + barrier_latency, BARRIER)
-
-
-@njit(no_cpython_wrapper=True)
-def retire_warp(M, s, res, w, now):
-    sm = w // s.warps_per_sm
-    warps_change(res, sm, -1, now)
-    c = M.wcta[w]
-    if warp_retired(res, c, sm):
-        for x in range(sm * s.warps_per_sm, (sm + 1) * s.warps_per_sm):
-            if M.wcta[x] == c and M.wstat[x] == W_DONE:
-                M.wstat[x] = W_FREE
 
 
 @njit(no_cpython_wrapper=True, inline="always")
@@ -422,41 +411,27 @@ def dispatch(P, M, U, cta, sm, now, age, nthreads, delay):
     Its warps start `delay` cycles later than the CTA launch latency (the engine's turn for it)."""
     res, s = U.residency, U.sched
     c = free_cta_slot(res, sm)
+    nwarps = (nthreads + 31) // 32
     if c < 0:
+        return -1
+    r = reserve_warp_slots(s, M.wstat, sm, nwarps)    # the H100's slots for its warps (timing/placement.py)
+    if r < 0:
         return -1
     if U.events.on != 0:
         if now >= U.events.next_at[0]:
             sample_to(M.wstat, U.events, s, res, U.l1, U.l2, U.dram, now)
         record_cta_start(U.events, cta, sm, c, now)
-    nwarps = (nthreads + 31) // 32
     ncx, ncy = M.geom[3], M.geom[4]
     init_cta(M, c, cta % ncx, (cta // ncx) % ncy, cta // (ncx * ncy), sm, nthreads, nwarps)
     clear_cta(U.asyncu, c)
     res.cta_warps_left[c] = nwarps
     res.sm_ctas[sm] += 1
-    placed = 0
     start = now + res.cta_launch_latency + delay
-    # the CTA takes the SM's first free warp slots; within each four of them its warps start one sub-partition
-    # further on than the previous CTA's did (the H100's %warpid of a CTA's warp k is its 8-slot group's
-    # base + 4 * (k // 4) + (k + r) % 4, r one more with each CTA the SM takes: validation/probes/cta_phases.py)
-    n_free = 0
-    for w in range(sm * s.warps_per_sm, (sm + 1) * s.warps_per_sm):
-        if n_free == nwarps:
-            break
-        if M.wstat[w] == W_FREE:
-            s.free_slots[n_free] = w
-            n_free += 1
-    if n_free < nwarps:
-        return -1
-    nsub = s.subpartitions
-    r = s.cta_turn[sm] % nsub
-    s.cta_turn[sm] += 1
     for k in range(nwarps):
-        j = k - k % nsub + (k % nsub + r) % nsub
-        w = s.free_slots[j if j < nwarps - nwarps % nsub else k]
-        init_warp(M, w, c, placed, nthreads)
+        w = warp_slot(s, k, nwarps, r)
+        init_warp(M, w, c, k, nthreads)
         s.accounted_until[w] = start
-        s.age[w] = age * 64 + placed
+        s.age[w] = age * 64 + k
         s.at_barrier[w] = 0
         wake(s, w, start, DISPATCH_STALL)
         warp_reset(U.lsu, w)
@@ -469,5 +444,4 @@ def dispatch(P, M, U, cta, sm, now, age, nthreads, delay):
         # waits for the engine's turn and the launch latency (clocks read in the H100's first
         # instructions agree: validation/probes/cta_refill.py)
         res.warp_area[sm] -= start - now
-        placed += 1
-    return c if placed == nwarps else -1
+    return c
