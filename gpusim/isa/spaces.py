@@ -16,5 +16,5 @@ PARAM_WINDOW = 4 << 48
 CLUSTER_SHIFT = 24
 SMEM_OFFSET_MASK = (1 << CLUSTER_SHIFT) - 1
 MAX_CLUSTER = 16           # CTAs per cluster (8 portable, 16 non-portable on sm_90)
-ALLOC_ALIGN = 256          # cudaMalloc returns 256-byte aligned pointers
+ALLOC_ALIGN = 256          # cudaMalloc promises 256-byte aligned pointers (its pool gives 512: memory/device.py)
 ALLOC_GUARD = 256          # bytes left unallocated between allocations, so overruns fault

@@ -2,9 +2,10 @@
 
 prog_histogram's end is its 1,024 blocks adding their 256 bins to a 1-KiB global histogram with coalesced REDs.
 On the H100 (validation/probes/histogram_placement.py) the kernel takes 27.4-29.1k cycles when the array is
-1-KiB aligned (its REDs on two L2 slices) and 18.2k when it starts 512 B past (four slices); four of its five
-recorded runs had the latter. gpusim places arrays aligned: its time is the aligned runs', not the median's
-(validation/DEVIATIONS.md, eighteenth pass)."""
+1-KiB aligned (its REDs on two L2 slices) and 18.2k when it starts 512 B past (four slices). A fresh process's
+driver puts the histogram at the start of its pool, 2-MiB aligned (validation/probes/alloc_placement.py), and so
+does gpusim (gpusim/memory/device.py): its time is the aligned runs'. Four of the five recorded runs, made in
+processes that had allocated other cases' arrays first, had it 512 B past (validation/DEVIATIONS.md)."""
 
 import json
 from pathlib import Path

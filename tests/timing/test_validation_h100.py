@@ -12,6 +12,7 @@ writes validation/REPORT.md).
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from gpusim.presets import H100
@@ -24,6 +25,7 @@ from validation.replay import (
     exception_holds,
     hw_cycles,
     hw_runs,
+    placed_runs,
     recorded_cases,
     simulate,
 )
@@ -108,6 +110,15 @@ def test_the_h100_figure_of_a_case_is_the_median_of_its_runs():
     assert hw_cycles({"ncu": {"metrics": {"gpc__cycles_elapsed.max": {"value": 100}}}}) == 100
     # every recorded case has been run five times
     assert all(len(hw_runs(r)) == 5 for r in RECORDS.values())
+
+
+def test_a_placement_probed_case_is_compared_with_its_runs_at_a_fresh_process_s_placement():
+    # prog_histogram's five runs had its histogram where earlier cases' allocations left it (27.3k aligned, four
+    # at 512 B past, 17.9-18.6k); a fresh process has it 2-MiB aligned, as gpusim lays it out: the probe's run there
+    rec = RECORDS["prog_histogram"]
+    assert placed_runs(rec) == [29086.0]
+    assert hw_cycles(rec) == 29086.0
+    assert hw_cycles(RECORDS["prog_vecadd"]) == float(np.median(hw_runs(RECORDS["prog_vecadd"])))
 
 
 def test_a_case_s_clock_read_figures_are_compared_with_the_h100_run_its_caches_match():
