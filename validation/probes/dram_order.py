@@ -10,6 +10,11 @@ configuration: the latency percentiles, how much of a line's latency its issue o
 (Spearman rank correlation), and the latency by line address bits (which bit splits fast from slow lines).
 
     python3 validation/probes/dram_order.py --out validation/data/h100/probe_dram_order.json
+
+Without a GPU, what DEVIATIONS.md quotes from a recorded run (latency spread within and between blocks of 256 B to
+8 KiB, within a CTA, per-SM medians) is printed by
+
+    python3 validation/probes/dram_order.py --read validation/data/h100/probe_dram_order_h200.json
 """
 from __future__ import annotations
 
@@ -80,7 +85,35 @@ def analyse(rec: np.ndarray, stride: int) -> dict:
             "median_latency_by_byte_address_bit": bits}
 
 
+def blocks(path: str) -> None:
+    """Per recorded run with its raw clocks: the latency's standard deviation within and between address blocks
+    of 256 B to 8 KiB (a block's lines sharing a channel come back together), and the per-SM medians."""
+    import json
+    for r in json.loads(Path(path).read_text())["runs"]:
+        if not r.get("raw_sm_t0_t1"):
+            continue
+        h = np.array(r["raw_sm_t0_t1"], np.float64)
+        lat = h[:, 2] - h[:, 1]
+        line = np.arange(len(h)) * r["line_stride"]
+        print(f"grid {r['grid']} x {r['block']}, lines {r['line_stride']} apart: latency std {lat.std():.1f}")
+        for size in (256, 512, 1024, 2048, 4096, 8192):
+            blk = line // (size // 128)
+            ids = np.unique(blk)
+            within = [lat[blk == b].std() for b in ids if (blk == b).sum() > 1]
+            between = np.array([lat[blk == b].mean() for b in ids]).std()
+            w = f"{np.mean(within):6.1f}" if within else "     -"
+            print(f"  {size:5d}-B blocks: std within {w}, between {between:6.1f}")
+        cta = np.arange(len(h)) // (r["block"] // 32)
+        spread = [np.ptp(lat[cta == c]) for c in np.unique(cta)]
+        print("  a CTA's warps' latencies apart, median / p90:", np.percentile(spread, [50, 90]).round(0).tolist())
+        med = [np.median(lat[h[:, 0] == s]) for s in np.unique(h[:, 0])]
+        print("  per-SM median latency p10 / p50 / p90:", np.percentile(med, [10, 50, 90]).round(0).tolist())
+
+
 def main() -> None:
+    if len(sys.argv) > 2 and sys.argv[1] == "--read":
+        blocks(sys.argv[2])
+        return
     path = out_path()
     k = cuda.jit(one_line)
     f = cuda.jit(fill)
