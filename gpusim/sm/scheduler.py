@@ -47,16 +47,23 @@ class SchedulerSpec:
     """The warp schedulers of one SM: one per sub-partition, each owning every n-th warp slot."""
     subpartitions: int = param(4, "count", "sub-partitions (warp schedulers) per SM: 1, 2 or 4; each issues <= 1 "
                                            "warp instruction per cycle", (1, 4))
-    policy: str = param("cta_rr", "name", "lrr | gto | gty | oldest | two_level | cta_rr (cta_rr on h100, with "
-                                          "starve_cycles 200: the H100 runs its oldest CTA first, probe sched_spin; "
-                                          "with gto or gty the warps a greedy order puts last starve while older "
-                                          "ones spin; validation/DEVIATIONS.md, sixth, ninth and thirteenth passes)")
+    policy: str = param("cta_rr", "name", "lrr | gto | gty | oldest | two_level | cta_rr (cta_rr on h100: the H100 "
+                                          "runs its oldest CTA first, probes sched_spin and prologue_wait; with gto "
+                                          "or gty the warps a greedy order puts last starve while older ones spin; "
+                                          "validation/DEVIATIONS.md, sixth, ninth, thirteenth and twenty-fifth "
+                                          "passes)")
     group_size: int = param(4, "warps", "two_level: warp slots per fetch group of a sub-partition", (1, 1024))
-    starve_cycles: int = param(200, "cycles", "a warp that has waited this long to issue since it was first "
-                                              "eligible goes before the policy's order (the longest-waiting first); "
-                                              "0: never. Lets a priority policy (cta_rr) give the warps it puts last "
-                                              "a share of the slots: 200 reproduces the H100's 10:1 between two "
-                                              "spinning blocks (validation/probes/sched_spin.py)", (0, 1 << 30))
+    starve_cycles: int = param(200, "cycles", "the PTX model: a warp that has waited this long to issue since it "
+                                              "was first eligible goes before the policy's order (the longest-"
+                                              "waiting first); 0: never. It stands in for the issue slots the "
+                                              "uniform datapath leaves, which the PTX model cannot see: 200 "
+                                              "gives the H100's 10:1 between two spinning blocks "
+                                              "(validation/probes/sched_spin.py)", (0, 1 << 30))
+    starve_cycles_sass: int = param(0, "cycles", "the same under the SASS model. 0 (the oldest CTA strictly "
+                                                 "first): a new CTA's warps wait behind the older CTAs' integer "
+                                                 "work as on the H100 (probe prologue_wait: 23.1k cycles in "
+                                                 "prog_divergence's prologue, the H200 23.1k; 1.6k with 200)",
+                                    (0, 1 << 30))
     stall_counts: int = param(1, "flag", "the SASS model: a warp's next instruction waits for the stall cycles ptxas "
                                          "set on the SASS of its last one, which then stand for the fixed "
                                          "latencies of its ALU/FMA results (1); or fixed latencies come from "
@@ -70,6 +77,8 @@ class SchedulerSpec:
             raise ConfigError(f"bad value for '{prefix}subpartitions': 1, 2 or 4, got {self.subpartitions}")
         if self.starve_cycles < 0:
             raise ConfigError(f"bad value for '{prefix}starve_cycles': must be 0 or more")
+        if self.starve_cycles_sass < 0:
+            raise ConfigError(f"bad value for '{prefix}starve_cycles_sass': must be 0 or more")
         if self.group_size < 1:
             raise ConfigError(f"bad value for '{prefix}group_size': must be at least 1")
 
@@ -98,7 +107,8 @@ def make_state(spec: SchedulerSpec, n_sm: int, warps_per_sm: int, n_pcs: int, co
                      z(n_warps), z(len(STALLS)), z(n_pcs, len(STALLS)),
                      z(n_pcs) if control is None or not spec.stall_counts else np.ascontiguousarray(control[:, 0]),
                      z(n_pcs) if control is None else np.ascontiguousarray(control[:, 1]),
-                     np.int64(spec.starve_cycles), np.full(n_warps, -1, np.int64), z(n_sm), z(n_sm), z(warps_per_sm))
+                     np.int64(spec.starve_cycles if control is None else spec.starve_cycles_sass),
+                     np.full(n_warps, -1, np.int64), z(n_sm), z(n_sm), z(warps_per_sm))
 
 
 # ------------------------------------------------------------------ policies: smaller key issues first

@@ -28,8 +28,10 @@ NSLOTS = 8
 def test_every_policy_has_a_name():
     assert POLICIES == {"lrr": LRR, "gto": GTO, "oldest": OLDEST, "two_level": TWO_LEVEL, "gty": GTY,
                         "cta_rr": CTA_RR}
-    # the h100 default: the oldest CTA's warps first, with the starvation guard the sched_spin probe fits
-    assert (SchedulerSpec().policy, SchedulerSpec().starve_cycles) == ("cta_rr", 200)
+    # the h100 default: the oldest CTA's warps first; the PTX model with the starvation guard the sched_spin
+    # probe fits, the SASS model strictly (probe prologue_wait)
+    spec = SchedulerSpec()
+    assert (spec.policy, spec.starve_cycles, spec.starve_cycles_sass) == ("cta_rr", 200, 0)
 
 
 def test_lrr_orders_slots_from_the_one_after_the_last_issued():
