@@ -65,3 +65,24 @@ def test_strictly_oldest_first_the_sass_model_still_starts_the_younger_spinning_
     got = _two_blocks_on_one_sm()
     assert got["young_first_read"] <= 2 * spread_max
     assert 0 < got["trips_ratio"] <= ratio
+
+
+def _trips_per_cycle(fn, spin=SPIN):
+    rec = np.zeros((32, 4), np.int64)
+    gpusim.launch(fn, 1, 1024, np.int64(spin), np.ones(1024, np.int64), rec, mode="timing", model="sass",
+                  gpu=apply_overrides(get_preset("h100"), {"n_sm": 1, "gigathread.gpcs": 1}))
+    return float(np.median(rec[:, 3])) * 8 / spin
+
+
+@needs_tools
+def test_a_trip_counter_on_the_uniform_datapath_leaves_the_alu_as_on_the_h100():
+    # validation/probes/spin_counter.py: the spin loop counting by a constant (UIADD3, UIADD3.X) makes 0.097 trips
+    # per cycle per sub-partition on the H200, by a loaded increment (IADD3, IADD3.X) 0.081: 1.20x. Were the
+    # uniform instructions charged to the ALU (before the twenty-fifth pass) the two would run alike.
+    from validation.probes.spin_counter import spin_uniform, spin_vector
+    data = json.loads((DATA.parent / "probe_spin_counter_h200.json").read_text())
+    rate = {(r["kernel"], r["blocks_per_sm"]): r["old_trips_per_cycle_per_subpartition"] for r in data["runs"]}
+    measured = rate[("spin_uniform", 1)] / rate[("spin_vector", 1)]
+    got = _trips_per_cycle(spin_uniform) / _trips_per_cycle(spin_vector)
+    assert measured > 1.1
+    assert got == pytest.approx(measured, abs=0.15)
