@@ -3,6 +3,13 @@ numba.cuda launch and record of the clock probes, and the ncu run of the counter
 from __future__ import annotations
 
 import datetime
+import subprocess
+
+SMI = "nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv"
+
+
+def _sh(command: str) -> str:
+    return subprocess.run(command, shell=True, capture_output=True, text=True).stdout.strip()
 
 
 def provenance() -> dict:
@@ -16,7 +23,19 @@ def provenance() -> dict:
     return {"date_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "gpu_name": dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name),
             "compute_capability": list(dev.compute_capability), "driver": driver,
-            "numba_cuda": numba_cuda.__version__, "clock_control": "none (clocks left alone)"}
+            "numba_cuda": numba_cuda.__version__, "clock_control": "none (clocks left alone)", "gpu": _sh(SMI)}
+
+
+def kernel_code(dispatcher) -> dict:
+    """The PTX and SASS a numba.cuda dispatcher ran (its compiled signatures), for a probe's record."""
+    def text(x):
+        return "\n".join(x.values()) if isinstance(x, dict) else str(x)
+    out = {"ptx": text(dispatcher.inspect_asm())}
+    try:
+        out["sass"] = text(dispatcher.inspect_sass())
+    except Exception as e:     # nvdisasm missing: provenance only
+        out["sass"] = f"unavailable ({e})"
+    return out
 
 
 def device_launch(runs: int = 3):
@@ -89,15 +108,9 @@ def under_ncu(script: str, kernels: str, metrics: str) -> tuple[list, str, str]:
 
 def ncu_provenance() -> dict:
     """Where an ncu probe ran: the time, the GPU, its driver and clocks, ncu's and nvcc's versions."""
-    import subprocess
     import time
-
-    def sh(c):
-        return subprocess.run(c, shell=True, capture_output=True, text=True).stdout.strip()
-
-    return {"date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "gpu": sh("nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv"),
-            "ncu": sh("ncu --version | tail -1"), "nvcc": sh("nvcc --version | tail -1")}
+    return {"date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "gpu": _sh(SMI),
+            "ncu": _sh("ncu --version | tail -1"), "nvcc": _sh("nvcc --version | tail -1")}
 
 
 def ncu_out(inner, default: str) -> str | None:

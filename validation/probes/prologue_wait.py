@@ -4,14 +4,15 @@ older CTAs keep the SM's ALU busy.
 prog_divergence's kernel (4,096 CTAs of 256 threads, 8 per SM: about four waves) with lane 0 of each warp
 reading %clock64 first, after the index and bounds-check work that opens the kernel (before its load), and at
 the end. On the H100 ncu samples 60% of this kernel's stalls on that opening integer work (math_pipe_throttle,
-not_selected, dispatch_stall); gpusim, whose scheduler runs the oldest CTA first but lets a warp that has
-waited `scheduler.starve_cycles` (200) go first, puts 2% there, and 74% with no such guard. Per warp: the
-prologue (first to second read) and the body (second to third), as medians and 90th percentiles over the
-kernel's warps, over its first-wave warps and over the later ones, and the share of all warp cycles spent in
-the prologue. Diagnosis; nothing is fitted on it.
+not_selected, dispatch_stall). gpusim's SASS model runs the oldest CTA strictly first
+(`scheduler.starve_cycles_sass` 0); with a 200-cycle starvation guard, as before the twenty-fifth pass, it put 7%
+of the warp cycles there (`--set scheduler.starve_cycles_sass=200`). Per warp: the prologue (first to second
+read) and the body (second to third), as medians and 90th percentiles over the kernel's warps, over its
+first-wave warps and over the later ones, and the share of all warp cycles spent in the prologue. Diagnosis;
+nothing is fitted on it.
 
-    python3 validation/probes/prologue_wait.py --out validation/data/h100/probe_prologue_wait.json
-    python3 validation/probes/prologue_wait.py --gpusim [--set scheduler.starve_cycles=0] --out PATH
+    python3 validation/probes/prologue_wait.py --out validation/data/h100/probe_prologue_wait_h200.json
+    python3 validation/probes/prologue_wait.py --gpusim [--set scheduler.starve_cycles_sass=200] --out PATH
 """
 from __future__ import annotations
 
@@ -98,19 +99,19 @@ def main():
                           gpu=apply_overrides(get_preset("h100"), over), mode="timing", model="sass")
         doc = {"where": "gpusim (h100, SASS model)", "overrides": over, "cycles": r.cycles}
     else:
-        from validation.probes._device import provenance
+        from validation.probes._device import kernel_code, provenance
         k = cuda.jit(divergence_stamped)
         dx, do, dst = cuda.to_device(x), cuda.to_device(out), cuda.to_device(st)
         for _ in range(3):          # the last of three launches (code warm)
             k[grid, BLOCK](dx, do, np.int64(N), dst)
         cuda.synchronize()
         st = dst.copy_to_host()
-        doc = {"where": "device", "provenance": provenance()}
+        doc = {"where": "device", "provenance": provenance(), **kernel_code(k)}
     doc.update({"probe": "prologue_wait", "description": __doc__.split("\n\n")[0], "grid": grid, "block": BLOCK,
                 **summary(st)})
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(doc, indent=1) + "\n")
-    print(json.dumps({k: v for k, v in doc.items() if k not in ("description", "provenance")}))
+    print(json.dumps({k: v for k, v in doc.items() if k not in ("description", "provenance", "ptx", "sass")}))
 
 
 if __name__ == "__main__":

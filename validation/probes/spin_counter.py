@@ -1,13 +1,14 @@
 """Probe (device; also runs in gpusim): do uniform-datapath instructions take the ALU's issue capacity?
 
-sched_spin's loop (read %clock64, 64-bit compare, count the trip) in two forms: `spin_uniform` counts trips by
-a constant, which ptxas keeps on the uniform datapath (UIADD3, UIADD3.X), and `spin_vector` by a per-thread
-increment loaded from memory (all ones), which it cannot (IADD3, IADD3.X on the ALU). Blocks of 1024 threads,
-one and two per SM. If the uniform instructions took the ALU like vector ones, the two forms would make the same
-trips per cycle; if they take no ALU slot, the uniform form is faster wherever the ALU binds. The younger
-block's share of trips with two blocks per SM is the scheduler's (sched_spin). Diagnosis; nothing is fitted on it.
+sched_spin's loop (read %clock64, 64-bit compare, count the trip) in two forms: `spin_uniform` (sched_spin's
+`spin_first`) counts trips by a constant, which ptxas keeps on the uniform datapath (UIADD3, UIADD3.X), and
+`spin_vector` by a per-thread increment loaded from memory (all ones), which it cannot (IADD3, IADD3.X on the
+ALU). Blocks of 1024 threads, one and two per SM. If the uniform instructions took the ALU like vector ones, the
+two forms would make the same trips per cycle; if they take no ALU slot, the uniform form is faster wherever the
+ALU binds. The younger block's share of trips with two blocks per SM is the scheduler's (sched_spin).
+Diagnosis; nothing is fitted on it.
 
-    python3 validation/probes/spin_counter.py --out validation/data/h100/probe_spin_counter.json
+    python3 validation/probes/spin_counter.py --out validation/data/h100/probe_spin_counter_h200.json
     python3 validation/probes/spin_counter.py --gpusim --out PATH
 """
 from __future__ import annotations
@@ -27,27 +28,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from numba import cuda  # noqa: E402
 
 from validation.cases._intrinsics import clock64, smid  # noqa: E402
+from validation.probes._device import kernel_code, provenance  # noqa: E402
+from validation.probes.sched_spin import spin_first as spin_uniform  # noqa: E402   (counts by a constant)
 
 SPIN = 20000
 SPIN_GPUSIM = 4000
 
 
-def spin_uniform(cycles, inc, rec):
-    t0 = clock64()
-    trips = 0
-    t = t0
-    while t - t0 < cycles:
-        t = clock64()
-        trips += 1
-    tid = cuda.threadIdx.x
-    if tid % 32 == 0:
-        w = (cuda.blockIdx.x * cuda.blockDim.x + tid) // 32
-        rec[w, 0] = smid()
-        rec[w, 1] = t0
-        rec[w, 2] = t
-        rec[w, 3] = trips
-
-
+@cuda.jit
 def spin_vector(cycles, inc, rec):
     step = inc[cuda.threadIdx.x]      # 1 in every thread, but not known to the compiler
     t0 = clock64()
@@ -69,10 +57,8 @@ def summary(rec: np.ndarray, cycles: int) -> dict:
     old_rate, ratio, first = [], [], []
     for s in np.unique(rec[:, 0]):
         r = rec[rec[:, 0] == s]
-        order = np.argsort(r[:, 1], kind="stable")
-        r = r[order]
-        n = len(r)
-        if n == 64:        # two blocks: the 32 warps that started first are the older block
+        r = r[np.argsort(r[:, 1], kind="stable")]
+        if len(r) == 64:        # two blocks: the 32 warps that started first are the older block
             old, young = r[:32], r[32:]
             ratio.append(float(np.median(young[:, 3]) / max(1.0, np.median(old[:, 3]))))
             first.append(int(young[:, 1].max() - old[:, 1].min()))
@@ -101,30 +87,23 @@ def main():
                 rec = np.zeros((grid * 32, 4), np.int64)
                 gpusim.launch(fn, grid, 1024, np.int64(cycles), inc, rec, mode="timing", model="sass",
                               gpu=apply_overrides(get_preset("h100"), {"n_sm": 1, "gigathread.gpcs": 1}))
-                sass = None
+                code = None
             else:
                 cycles, grid = SPIN, 132 * per_sm
-                k = cuda.jit(fn)
                 rec_d, inc_d = cuda.device_array((grid * 32, 4), np.int64), cuda.to_device(inc)
                 for _ in range(2):
-                    k[grid, 1024](np.int64(cycles), inc_d, rec_d)
+                    fn[grid, 1024](np.int64(cycles), inc_d, rec_d)
                 cuda.synchronize()
                 rec = rec_d.copy_to_host()
-                try:
-                    text = k.inspect_sass()
-                    text = "\n".join(text.values()) if isinstance(text, dict) else text
-                    sass = [ln for ln in text.splitlines() if "/*0" in ln][:40]
-                except Exception as e:      # provenance only
-                    sass = f"unavailable: {e}"
+                code = kernel_code(fn)
             run = {"kernel": name, "blocks_per_sm": per_sm, "spin_cycles": cycles, **summary(rec, cycles)}
-            if sass is not None and per_sm == 1:
-                run["sass"] = sass
+            if code is not None and per_sm == 1:
+                run.update(code)
             runs.append(run)
-            print({k2: v for k2, v in run.items() if k2 != "sass"}, flush=True)
+            print({k2: v for k2, v in run.items() if k2 not in ("ptx", "sass")}, flush=True)
     doc = {"probe": "spin_counter", "description": __doc__.split("\n\n")[0], "runs": runs,
            "where": "gpusim (h100, SASS model, one SM)" if args.gpusim else "device"}
     if not args.gpusim:
-        from validation.probes._device import provenance
         doc["provenance"] = provenance()
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(doc, indent=1) + "\n")
