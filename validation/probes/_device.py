@@ -38,6 +38,16 @@ def kernel_code(dispatcher) -> dict:
     return out
 
 
+def gpusim_h100(sets: list) -> tuple:
+    """A probe's `--set KEY=VALUE` options (VALUE in JSON) as overrides of gpusim's h100 preset: (the GPU spec,
+    the overrides)."""
+    import json
+
+    from gpusim.presets import apply_overrides, get_preset
+    over = {k: json.loads(v) for k, v in (s.split("=", 1) for s in sets)}
+    return apply_overrides(get_preset("h100"), over), over
+
+
 def device_launch(runs: int = 3):
     """A `launch(kernel, grid, block, *args)` for a probe's `run`: the kernel is compiled with numba.cuda and run
     `runs` times on the same device arrays (the first ones warm the code and caches; the last one's results

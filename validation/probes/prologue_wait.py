@@ -93,10 +93,10 @@ def main():
     st = np.zeros((N // 32, 4), np.int64)
     if args.gpusim:
         import gpusim
-        from gpusim.presets import apply_overrides, get_preset
-        over = {k: json.loads(v) for k, v in (s.split("=", 1) for s in args.set)}
+        from validation.probes._device import gpusim_h100
+        gpu, over = gpusim_h100(args.set)
         r = gpusim.launch(divergence_stamped, grid, BLOCK, x, out, np.int64(N), st,
-                          gpu=apply_overrides(get_preset("h100"), over), mode="timing", model="sass")
+                          gpu=gpu, mode="timing", model="sass")
         doc = {"where": "gpusim (h100, SASS model)", "overrides": over, "cycles": r.cycles}
     else:
         from validation.probes._device import kernel_code, provenance

@@ -104,10 +104,8 @@ def inner():
         print(f"variant {name} grid {grid} block {block}", flush=True)
 
 
-def on_gpusim(over: dict) -> list:
+def on_gpusim(gpu) -> list:
     import gpusim
-    from gpusim.presets import apply_overrides, get_preset
-    gpu = apply_overrides(get_preset("h100"), over)
     out = []
     for name, k, grid, block in VARIANTS:
         a, b, c = arrays()
@@ -133,8 +131,9 @@ def main():
         inner()
         return
     if args.gpusim:
-        over = {k: json.loads(v) for k, v in (s.split("=", 1) for s in args.set)}
-        doc = {"where": "gpusim (h100, SASS model)", "overrides": over, "results": on_gpusim(over)}
+        from validation.probes._device import gpusim_h100
+        gpu, over = gpusim_h100(args.set)
+        doc = {"where": "gpusim (h100, SASS model)", "overrides": over, "results": on_gpusim(gpu)}
     else:
         from validation.probes._device import kernel_code, ncu_record, under_ncu
         t0 = time.time()
