@@ -7,7 +7,9 @@ the L2 like data (so the first SM to need a line finds it in DRAM, the others in
 `miss_latency` cycles of the fetch path itself. Warps that want a line already on its way wait for
 the same fill. Each SM streams ahead of the furthest line any of its warps has entered, keeping
 `prefetch_lines` lines requested beyond it, so straight-line code rarely waits after the first
-miss. The cache starts cold at every launch, as a freshly launched kernel's code is on the H100
+miss; a warp that misses on a line the stream skipped (code behind a branch other warps jumped over, such as
+one warp's loop after the rest of its CTA went to their exit) restarts the stream from that line. The cache
+starts cold at every launch, as a freshly launched kernel's code is on the H100
 (with the L2 flushed, a one-warp kernel's no_instruction stall is one DRAM round trip). With `code_in_l2`
 (the default) the code is found in the L2 instead, as the H100's cold fetch costs: 334 cycles of
 no_instruction for launch_empty's one warp, nearer an L2 hit than a DRAM round trip. The SMs that start
@@ -164,14 +166,17 @@ def _fill_line(f, l2, noc, dram, sm, line, now):
 def fetch_line(f, l2, noc, dram, sm, w, line, now):
     """The lookup (and, on a miss, the fill and the stream prefetch) when warp w enters a new line."""
     r = probe(f.cache, sm, line << 2, now)
-    if r < 0:
+    missed = r < 0
+    if missed:
         r = _fill_line(f, l2, noc, dram, sm, line, now)
     ahead = min(line + f.prefetch_lines, f.last_line)
-    if f.stream_head[sm] < ahead:            # stream ahead of the furthest line entered
-        for x in range(max(f.stream_head[sm] + 1, line + 1), ahead + 1):
+    # stream ahead of the furthest line entered, and after a miss ahead of the missed line (code that a
+    # branch skipped, e.g. the loop of one warp after the others jumped to their exit, was never streamed)
+    if f.stream_head[sm] < ahead or missed:
+        for x in range(line + 1 if missed else max(f.stream_head[sm] + 1, line + 1), ahead + 1):
             if probe(f.cache, sm, x << 2, now) < 0:
                 _fill_line(f, l2, noc, dram, sm, x, now)
-        f.stream_head[sm] = ahead
+        f.stream_head[sm] = max(f.stream_head[sm], ahead)
     if r <= now:             # remember the line and when it came, to skip the lookup next time
         f.warp_line[w] = line
         f.warp_line_ready[w] = r
