@@ -210,9 +210,12 @@ def global_access(lsu, l1, l2, noc, dram, tr_addr, mask, size, local_bytes, sm, 
     if is_store and not is_local and write_combines(lsu, w, ns, nl, now):
         ns = 0            # merged into the warp's previous store: nothing more goes to the L2
     sent = start + busy + l1.latency
+    whole = True        # a store that writes only whole sectors
     if is_store:
         for k in range(ns):
             lsu.partial[k] = sector_partial(addrs, mask, size, lsu.sectors[k])
+            if lsu.partial[k] != 0:
+                whole = False
     for k in range(ns):
         sec = lsu.sectors[k]
         if is_store:      # write-through to the L2: the warp need not wait, only its exit does (drain)
@@ -234,9 +237,11 @@ def global_access(lsu, l1, l2, noc, dram, tr_addr, mask, size, local_bytes, sm, 
         if t > done:
             done = t
     lsu.free_at[sm] = go_on + busy
-    if is_store:          # the LSU is held until the slice has taken it; an exiting warp waits until then
+    if is_store:          # the LSU is held until the slice has taken it
         lsu.free_at[sm] = max(lsu.free_at[sm], sent - l1.latency)
-        lsu.drain_at[w] = max(lsu.drain_at[w], sent)
+        # an exiting warp waits until a store of whole sectors is in the L1 (its data out of the registers),
+        # and until the slice has taken one with partial sectors
+        lsu.drain_at[w] = max(lsu.drain_at[w], now + l1.latency if whole else sent)
     return done
 
 
