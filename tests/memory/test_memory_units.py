@@ -142,40 +142,6 @@ def test_warps_of_one_sm_share_its_instruction_cache():
     assert two_sms["gpusim__icache_misses.sum"] == 2 * one["gpusim__icache_misses.sum"]
 
 
-def _skip_ptx(body: int) -> str:
-    """Warps 1.. jump over a straight-line body of `body` adds to the exit; warp 0 runs it."""
-    adds = "\n".join("add.u32 %r2, %r2, 1;" for _ in range(body))
-    return HEAD + f""".visible .entry k(.param .u64 p)
-{{
-.reg .u64 %rd<4>; .reg .u32 %r<4>; .reg .pred %p<2>;
-ld.param.u64 %rd1, [p];
-mov.u32 %r1, %tid.x;
-mov.u32 %r2, 0;
-setp.ge.u32 %p1, %r1, 32;
-@%p1 bra DONE;
-{adds}
-cvta.to.global.u64 %rd2, %rd1;
-st.global.u32 [%rd2], %r2;
-DONE:
-ret;
-}}
-"""
-
-
-def test_a_warp_entering_code_the_others_jumped_over_restarts_the_fetch_stream():
-    # 600 adds: 75 lines, more than the 32 the stream keeps ahead. The other warps reach the exit first and the
-    # stream follows them there; warp 0 then misses once where it leaves the first 32 lines, and the stream
-    # restarts from its line instead of leaving it to miss on every further line
-    k = gpusim.load_ptx(_skip_ptx(600))["k"]
-    cyc = {}
-    for lat in (0, 300):
-        x = np.zeros(1, np.uint32)
-        m = gpusim.launch(k, 1, 128, x, gpu=TINY.with_(**{"fetch.miss_latency": lat}), mode="timing").metrics
-        assert x[0] == 600
-        cyc[lat] = m["gpc__cycles_elapsed.max"]
-    assert 300 <= cyc[300] - cyc[0] <= 3 * 300
-
-
 IMC = "smsp__average_warp_latency_issue_stalled_imc_miss.ratio"
 PARAMS_PTX = HEAD + """.visible .entry k(.param .u64 p, .param .u32 a, .param .u32 b)
 {

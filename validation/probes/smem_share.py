@@ -141,15 +141,17 @@ def main():
 
         def launch(kernel, grid, block, *host):
             gpusim.launch(kernel, grid, block, *host, gpu=gpu, mode="timing", model="sass")
-        rows = (analyse(run(launch, m, args.grid, a), m, a) for a in (False, True) for m in range(len(MODES)))
-        doc = {"probe": "smem_share", "where": "gpusim (h100, SASS model)", "overrides": over,
-               "runs": [r for r in rows if print(r, flush=True) is None]}
     else:
         from validation.probes._device import device_launch
         launch = device_launch()
-        rows = (analyse(run(launch, m, args.grid, a), m, a) for a in (False, True) for m in range(len(MODES)))
-        doc = measure("smem_share", __doc__, rows,
-                      grid=args.grid, block=BLOCK, chase=CHASE, stream=STREAM)
+    rows = (analyse(run(launch, m, args.grid, a), m, a) for a in (False, True) for m in range(len(MODES)))
+    if args.gpusim:
+        doc = {"probe": "smem_share", "where": "gpusim (h100, SASS model)", "overrides": over, "runs": []}
+        for r in rows:
+            doc["runs"].append(r)
+            print(r, flush=True)
+    else:
+        doc = measure("smem_share", __doc__, rows, grid=args.grid, block=BLOCK, chase=CHASE, stream=STREAM)
     write(args.out, doc)
 
 
