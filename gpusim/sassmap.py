@@ -92,6 +92,23 @@ _ONE_TO_ONE = re.compile(r"^\s*(@!?%\w+\s+)?(ld|st|fma|add\.f32|mul\.f32|add\.rn
 _PRIMARY = {"LDG", "LDS", "LD", "STG", "STS", "ST", "LDL", "STL", "ATOM", "ATOMG", "ATOMS", "RED", "REDG",
             "FFMA", "FADD", "FMUL", "LDC"}
 _OWN = _PRIMARY - {"LDC"}          # a one-to-one line's own instruction (an LDC beside it reads an address base)
+# and the approximate special functions and division: one MUFU each, whatever FSETP/FMUL scaling ptxas puts
+# around it (ex2.approx.f32 without .ftz is FSETP, FMUL, MUFU.EX2, FMUL; div.full.f32 a MUFU.RCP and FMULs, the
+# MUFU shared by divisions by one value); a loop of these alone tells its unroll too
+_MUFU = frozenset({"MUFU"})
+_ONE_MUFU = re.compile(r"^\s*(@!?%\w+\s+)?((ex2|rcp|rsqrt|sqrt|sin|cos|lg2|tanh)\.approx|div\.full)(\.ftz)?\.f32\b")
+
+
+def _one_to_one_lines(ptx: list) -> dict:
+    """PTX line -> the SASS opcodes that are its own one instruction, for the lines that become one each."""
+    out = {}
+    for i, s in enumerate(ptx):
+        if _ONE_TO_ONE.match(s):
+            out[i + 1] = _OWN
+        elif _ONE_MUFU.match(s):
+            out[i + 1] = _MUFU
+    return out
+
 _AUX = {"ULDC", "LDC", "BSSY", "BSYNC"}    # SASS a line's own work may have split off into a block of its own
 
 
@@ -100,7 +117,8 @@ class SassMap:
     """Per PTX line of one module: SASS instructions per execution, and what they are."""
     weight: dict = field(default_factory=dict)        # PTX line -> SASS instructions issued per execution
     opcodes: dict = field(default_factory=dict)       # PTX line -> {SASS opcode: count, all copies}
-    pipes: dict = field(default_factory=dict)         # PTX line -> (ALU instructions, FMA-pipe cycles) per execution
+    pipes: dict = field(default_factory=dict)         # PTX line -> (ALU instructions, FMA-pipe cycles, MUFU
+                                                      # instructions) per execution
     spill_lines: dict = field(default_factory=dict)   # PTX line -> (spill loads, spill stores) per execution
     aggregated: list = field(default_factory=list)    # PTX lines whose global atomic ptxas warp-aggregated
     vector: dict = field(default_factory=dict)        # PTX line -> bytes per lane of its widest LDS (8 or 16)
@@ -191,7 +209,7 @@ def weights(text: str, arch: str, flags: tuple = ()) -> SassMap:
         raise LaunchError("model='sass' needs ptxas and nvdisasm: install gpusim[sass] (or gpusim[triton], which "
                           "bundles both), or set GPUSIM_PTXAS/GPUSIM_NVDISASM; model='ptx' needs nothing")
     tools = f"{ptxas.tool_version(exe)} | {ptxas.tool_version(dis)}"
-    key = hashlib.sha256(f"map23\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
+    key = hashlib.sha256(f"map30\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
     path = cache_root() / "ptxas" / f"{key}.map.json"
     if path.exists():
         return SassMap.from_json(json.loads(path.read_text()))
@@ -283,14 +301,14 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
     blocks, as deep as its PTX loops where ptxas kept them (`_kept_copies`)."""
     ptx = text.splitlines()
     kept = _kept_copies(blocks, depth, ptx_loops(text), text) if depth is not None else None
-    one_to_one = {i + 1 for i, s in enumerate(ptx) if _ONE_TO_ONE.match(s)}
+    one_to_one = _one_to_one_lines(ptx)
     local_lines = {i + 1 for i, s in enumerate(ptx) if re.search(r"\b(ld|st)\.local\b", s)}
     m = SassMap()
     per_line_copies: dict = defaultdict(list)      # line -> [count / unroll, per block]
     primary_copies: Counter = Counter()            # line -> blocks holding its load/store/atomic/FP32 itself
     work_copies: Counter = Counter()               # line -> blocks holding more of it than constant reads
     spills: dict = defaultdict(lambda: [0.0, 0.0])
-    pipe_use: dict = defaultdict(lambda: [0.0, 0.0])
+    pipe_use: dict = defaultdict(lambda: [0.0, 0.0, 0.0])
     opcodes: dict = defaultdict(Counter)
     stalls: dict = defaultdict(float)
     last_ctrl: dict = {}                           # line -> control bits of its last SASS instruction
@@ -304,7 +322,8 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
         counts = Counter(ln for ln in lines if ln is not None)
         m.total += len(blk)
         unroll = _unroll(blk, lines, one_to_one)
-        primaries = {ln for (ins, *_), ln in zip(blk, lines) if ln in one_to_one and opcode(ins) in _OWN}
+        primaries = {ln for (ins, *_), ln in zip(blk, lines)
+                     if ln in one_to_one and opcode(ins) in one_to_one[ln]}
         work = {ln for (ins, *_), ln in zip(blk, lines) if opcode(ins) not in _AUX}
         for ln, c in counts.items():
             if kept is None or (bi, ln) in kept:
@@ -332,6 +351,8 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
                 pipe_use[ln][0] += 1.0 / unroll
             elif op in _FMA:
                 pipe_use[ln][1] += fma_cycles(ins, op) / unroll
+            elif op == "MUFU":
+                pipe_use[ln][2] += 1.0 / unroll
             if op in ("LDL", "STL") and ln not in local_lines:
                 spills[ln][0 if op == "LDL" else 1] += 1.0 / unroll
     for ln, copies in per_line_copies.items():
@@ -340,7 +361,7 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
         # them; any line's block holding only a constant read (ULDC of an operand) is a part of the next one
         n = primary_copies[ln] or work_copies[ln] or len(copies)
         m.weight[ln] = sum(copies) / n
-        m.pipes[ln] = (pipe_use[ln][0] / n, pipe_use[ln][1] / n)
+        m.pipes[ln] = (pipe_use[ln][0] / n, pipe_use[ln][1] / n, pipe_use[ln][2] / n)
         if ln in spills:
             m.spill_lines[ln] = (spills[ln][0] / n, spills[ln][1] / n)
         if ln in last_ctrl:
@@ -373,7 +394,7 @@ def _rank_lines(rank: dict, blk: list, lines: list, at: int, kept: set | None) -
 def _unroll(blk, lines, one_to_one) -> int:
     """A block's unroll factor: the commonest count, per line, of its primary SASS of one-to-one lines (not
     counting LDC: a constant-bank read of an address base sits beside the load or atomic it serves)."""
-    primary = Counter(ln for (ins, *_), ln in zip(blk, lines) if ln in one_to_one and opcode(ins) in _OWN)
+    primary = Counter(ln for (ins, *_), ln in zip(blk, lines) if ln in one_to_one and opcode(ins) in one_to_one[ln])
     steady = Counter(primary.values())
     return max(1, steady.most_common(1)[0][0]) if steady else 1
 
@@ -386,7 +407,7 @@ def _kept_copies(blocks, depth, loops, text) -> set:
     unrolled block one deeper than its loops), or, where ptxas left fewer loops around it, its deepest
     copies; a copy in the outer loop only was hoisted out of the inner one and runs once per outer trip."""
     ptx = text.splitlines()
-    one_to_one = {i + 1 for i, s in enumerate(ptx) if _ONE_TO_ONE.match(s)}
+    one_to_one = _one_to_one_lines(ptx)
     where: dict = defaultdict(list)          # line -> [(block, SASS loop depth, an unrolled block counting one)]
     for bi, blk in enumerate(blocks):
         lines = fill_lines([x[1] for x in blk])
@@ -412,7 +433,8 @@ def pc_weights(m: SassMap, lines) -> np.ndarray:
     spill loads and stores ptxas put on its line, the bytes per lane of its widest vector shared load,
     ptxas's stall cycles for its SASS, 1 where its last SASS instruction yields, and the read barriers
     (bit masks, `read_barriers`) its SASS sets and, at its first pc, waits on, and at its first pc the
-    constant-bank blocks its ULDCs read first (a bit mask; an array of shape (n, 12)).
+    constant-bank blocks its ULDCs read first (a bit mask), and its MUFU instructions (the SFU pipe's); an array
+    of shape (n, 13).
     A line gpusim decodes into several pcs shares its weights and stall cycles among them (its spills and
     vector width go to its first pc, its yield to its last); a line the map does not name (no SASS came
     from it) weighs 0."""
@@ -427,13 +449,14 @@ def pc_weights(m: SassMap, lines) -> np.ndarray:
     nospill = (0.0, 0.0)
     rd_set, rd_wait = m.rd_set, m.rd_wait
     return np.array([(m.weight.get(int(ln), 0.0) / per_line[int(ln)],
-                      m.pipes.get(int(ln), (0.0, 0.0))[0] / per_line[int(ln)],
-                      m.pipes.get(int(ln), (0.0, 0.0))[1] / per_line[int(ln)],
+                      m.pipes.get(int(ln), (0.0, 0.0, 0.0))[0] / per_line[int(ln)],
+                      m.pipes.get(int(ln), (0.0, 0.0, 0.0))[1] / per_line[int(ln)],
                       1.0 if int(ln) in agg else 0.0,
                       *(m.spill_lines.get(int(ln), nospill) if first[int(ln)] == pc else nospill),
                       m.vector.get(int(ln), 0) if first[int(ln)] == pc else 0,
                       m.stall.get(int(ln), 0.0) / per_line[int(ln)],
                       1.0 if int(ln) in yields and last[int(ln)] == pc else 0.0,
                       rd_set.get(int(ln), 0), rd_wait.get(int(ln), 0) if first[int(ln)] == pc else 0,
-                      m.uldc.get(int(ln), 0) if first[int(ln)] == pc else 0)
-                     for pc, ln in enumerate(lines)], np.float64).reshape(-1, 12)
+                      m.uldc.get(int(ln), 0) if first[int(ln)] == pc else 0,
+                      m.pipes.get(int(ln), (0.0, 0.0, 0.0))[2] / per_line[int(ln)])
+                     for pc, ln in enumerate(lines)], np.float64).reshape(-1, 13)

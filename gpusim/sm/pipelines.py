@@ -54,6 +54,9 @@ class PipelineSpec:
                             (1, MAX_CYCLES))
     lat_misc: int = param(12, "cycles", "conversions, shuffles, votes and other MIO-side operations", (1, MAX_CYCLES))
     ii_misc: int = param(2, "cycles", "their issue interval", (1, 10_000))
+    lat_shfl: int = param(24, "cycles", "a warp shuffle (SHFL; also MATCH, REDUX) to its consumer, through the MIO "
+                                        "(fitted: probe shfl_chain, a dependent SHFL.BFLY chain takes 24.3 cycles a "
+                                        "step on the H200 at one warp per sub-partition)", (1, MAX_CYCLES))
     lat_s2r: int = param(31, "cycles", "a special-register read (S2R: %tid, %ctaid, %laneid...) to its result "
                                        "(fitted: the short_scoreboard cycles per instruction of launch_empty, "
                                        "dispatch_c32 and dispatch_c256, 1.89 / 0.64 / 1.25 on the H100: 30, 31 "
@@ -102,8 +105,8 @@ class PipelineSpec:
     def validate(self, prefix: str = "") -> None:
         from gpusim.errors import ConfigError
         for name in ("ii_int", "ii_int64", "lat_int64", "ii_fp32", "ii_fp64", "ii_sfu", "ii_misc", "lat_int",
-                     "lat_fp32", "lat_fp64", "lat_sfu", "lat_branch", "lat_misc", "lat_tensor", "lat_tensor_f64",
-                     "lat_tensor_fp8", "tensor_dispatch", "fp8_dispatch", "tensor_f16",
+                     "lat_fp32", "lat_fp64", "lat_sfu", "lat_branch", "lat_misc", "lat_shfl", "lat_tensor",
+                     "lat_tensor_f64", "lat_tensor_fp8", "tensor_dispatch", "fp8_dispatch", "tensor_f16",
                      "tensor_tf32", "tensor_fp8", "tensor_int8", "tensor_f64"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"bad value for '{prefix}{name}': must be at least 1 cycle")
@@ -127,7 +130,7 @@ class PipelineSpec:
 
 
 Pipes = namedtuple("Pipes", "latency interval divergence_delay free_at tensor_lat tensor_ii tensor_family "
-                             "tensor_hold tensor_block counters slots debt alu fma busy_lo busy_hi busy_n busy_head")
+                             "tensor_hold tensor_block counters slots debt alu fma xu busy_lo busy_hi busy_n busy_head")
 BUSY_RING = 32      # busy stretches remembered per pipeline (a longer wait takes their busy share)
 SLOT = 16           # `slots` is fixed point: SLOT = one SASS issue slot
 SLOTS_ISSUED = 2 * 3    # counters[SLOTS_ISSUED]: SASS issue slots taken (x SLOT), after the tensor families
@@ -150,22 +153,27 @@ def _tensor_tables(spec, d, subpartitions):
 
 def make_state(spec: PipelineSpec, n_subpartitions: int, lsu_latency: int, atomic_latency: int, d=None,
                subpartitions_per_sm: int = 4, slots=None) -> Pipes:
-    """slots: per pc, the SASS instructions, ALU-pipe instructions and FMA-pipe cycles (x SLOT, shape (n, 3))
-    of the PTX instruction (the SASS model, gpusim/sassmap.py); None: one instruction on its class's pipe
-    each (the PTX model)."""
+    """slots: per pc, the SASS instructions, ALU-pipe instructions, FMA-pipe cycles and MUFU instructions (x SLOT,
+    shape (n, 4)) of the PTX instruction (the SASS model, gpusim/sassmap.py); None: one instruction on its
+    class's pipe each (the PTX model)."""
     t = spec.class_timing(lsu_latency, atomic_latency)
     lat, ii, fam, hold, block = _tensor_tables(spec, d, subpartitions_per_sm)
     n = d.n if d is not None else 1
     if slots is None:
-        sl, alu, fma = np.full(n, SLOT, np.int64), np.full(n, -1, np.int64), np.full(n, -1, np.int64)
+        sl, alu, fma, xu = (np.full(n, SLOT, np.int64), np.full(n, -1, np.int64), np.full(n, -1, np.int64),
+                            np.full(n, -1, np.int64))
     else:
-        sl, alu, fma = (np.ascontiguousarray(np.asarray(slots, np.int64)[:, i]) for i in range(3))
+        a = np.asarray(slots, np.int64)
+        sl, alu, fma = (np.ascontiguousarray(a[:, i]) for i in range(3))
+        # without the MUFU column the SFU lines keep the PTX class's pipe
+        xu = np.ascontiguousarray(a[:, 3]) if a.shape[1] > 3 else np.full(a.shape[0], -1, np.int64)
     if slots is not None:
         # the SASS map carries the expansion of 64-bit integer work: its pipe slots are INT slots
         t[oc.CLASSES.index("int64"), 1] = t[oc.CLASSES.index("int"), 1]
     return Pipes(t[:, 0].copy(), t[:, 1].copy(), np.int64(spec.divergence_cycles),
                  np.zeros((n_subpartitions, len(oc.CLASSES)), np.int64), lat, ii, fam, hold, block,
                  np.zeros(2 * len(TENSOR_FAMILIES) + 1, np.int64), sl, np.zeros(n_subpartitions, np.int64), alu, fma,
+                 xu,
                  np.zeros((n_subpartitions, len(oc.CLASSES), BUSY_RING), np.int64),
                  np.zeros((n_subpartitions, len(oc.CLASSES), BUSY_RING), np.int64),
                  np.zeros((n_subpartitions, len(oc.CLASSES), BUSY_RING), np.int64),
@@ -213,9 +221,11 @@ def sass_pipes(p, cls, pc):
     whose SASS has neither (S2R, CS2R, LDC, the uniform datapath's UIADD3/UMOV/S2UR, a branch) takes neither
     pipe: the H100 samples no math_pipe_throttle on such instructions (its S2R and LDC wait on the MIO), and a
     spin loop counting on the uniform datapath makes 1.20x the trips of one counting on the ALU (probe
-    spin_counter)."""
+    spin_counter). A special function's line takes the SFU pipe for its MUFUs only (an ex2.approx.f32 is an
+    FSETP, two FMULs and one MUFU; divisions by one value share one MUFU.RCP, the others being FMULs): the
+    H100's xu pipe takes a Triton-style ex2 every 8.8 cycles, as a bare MUFU (probe sfu_rate)."""
     return p.alu[pc] >= 0 and (
-        cls == oc.C_INT or cls == oc.C_INT64 or cls == oc.C_FP32)
+        cls == oc.C_INT or cls == oc.C_INT64 or cls == oc.C_FP32 or (cls == oc.C_SFU and p.xu[pc] >= 0))
 
 
 @njit(inline="always")
@@ -227,6 +237,8 @@ def accepts_at(p, sp, cls, pc):
             t = p.free_at[sp, oc.C_INT]
         if p.fma[pc] > 0 and p.free_at[sp, oc.C_FP32] > t:
             t = p.free_at[sp, oc.C_FP32]
+        if p.xu[pc] > 0 and p.free_at[sp, oc.C_SFU] > t:
+            t = p.free_at[sp, oc.C_SFU]
         return t
     return p.free_at[sp, pipe_of(cls)]
 
@@ -235,6 +247,9 @@ def accepts_at(p, sp, cls, pc):
 def binding_pipe(p, sp, cls, pc):
     """The pipeline whose free cycle `accepts_at` returns for the instruction at pc."""
     if sass_pipes(p, cls, pc):
+        if p.xu[pc] > 0 and (p.alu[pc] <= 0 or p.free_at[sp, oc.C_SFU] >= p.free_at[sp, oc.C_INT]) and (
+                p.fma[pc] <= 0 or p.free_at[sp, oc.C_SFU] >= p.free_at[sp, oc.C_FP32]):
+            return oc.C_SFU
         if p.alu[pc] > 0 and (p.fma[pc] <= 0 or p.free_at[sp, oc.C_INT] >= p.free_at[sp, oc.C_FP32]):
             return oc.C_INT
         return oc.C_FP32
@@ -319,6 +334,10 @@ def occupy(p, sp, cls, pc, now):
             # its 2): at most the line's SASS that is not on the ALU
             fma_ins = min(p.fma[pc], max(p.slots[pc] - p.alu[pc], np.int64(SLOT)))
             _busy(p, sp, oc.C_FP32, now, now + (p.interval[oc.C_FP32] * p.fma[pc] + SLOT - 1) // SLOT, fma_ins)
+        if p.xu[pc] > 0:
+            _busy(p, sp, oc.C_SFU, now, now + (p.interval[oc.C_SFU] * p.xu[pc] + SLOT - 1) // SLOT, p.xu[pc])
+        if cls == oc.C_SFU and p.xu[pc] == 0:
+            return p.latency[oc.C_FP32]     # no MUFU of its own (it shares another line's): its FMULs
         return p.latency[cls]
     if w == SLOT:
         _busy(p, sp, pipe_of(cls), now, now + p.interval[cls], SLOT)

@@ -7,7 +7,7 @@ producer's latency comes from its pipeline or memory unit.
 `variable` marks, per pc, the instructions whose PTX class is a fixed-latency one but which the SM runs
 as variable-latency MIO operations that set a scoreboard (S2R for %tid, %laneid, %ctaid and the like;
 SHFL, MATCH, REDUX): their consumers wait on short_scoreboard, not on `wait`, for at least the
-pipelines' `lat_s2r` (S2R) or `lat_misc` (the MIO operations) cycles: `variable[pc]` holds that latency.
+pipelines' `lat_s2r` (S2R) or `lat_shfl` (the MIO operations) cycles: `variable[pc]` holds that latency.
 
 The SASS model adds ptxas's write-after-read waits (gpusim/sasslisting.py `read_barriers`): a global or
 local memory instruction's registers are read when the LSU begins it, not when it issues, so ptxas

@@ -128,11 +128,12 @@ def earliest(P, M, U, w, sm, sp, now):
 
 @njit(no_cpython_wrapper=True, inline="always")
 def sampled_as(P, pc, reason):
-    """The reason Nsight Compute samples a hold as: a warp held for the busy SFU (MUFU, xu) pipe is `wait` on
-    the H100, not math_pipe_throttle (at 98.6% xu occupancy its math_pipe_throttle is 0.01 cycles per
-    instruction, wait 2.9: validation/probes/sfu_rate.py)."""
+    """The reason Nsight Compute samples a hold as: a warp held for the busy SFU (MUFU, xu) pipe is
+    mio_throttle, not math_pipe_throttle: the MUFU goes through the MIO queue (the sfu_rate probe with every
+    reason sampled, probe_sfu_rate_h200.json: at 98.6% xu occupancy mio_throttle 6.5 cycles per instruction,
+    math_pipe_throttle 0.01, and wait 2.9 from the stall counts)."""
     if reason == MATH_PIPE_THROTTLE and pc >= 0 and P.ins[pc, oc.F_CLASS] == oc.C_SFU:
-        return WAIT
+        return MIO_THROTTLE
     return reason
 
 
@@ -203,14 +204,14 @@ def issue(P, M, U, counters, w, pc, now):
             s.next_event[sp] = now + hold
         if warp_block(U.pipes, cls, pc) > 0:     # an emulated (fp8) mma: the warp runs its whole sequence
             s.ready_at[w] = now + warp_block(U.pipes, cls, pc)
-        if cls == oc.C_SFU:
+        if cls == oc.C_SFU and U.pipes.xu[pc] != 0:    # a MUFU's result: short scoreboard
             kind = KIND_SHORT
         elif U.scoreboard.variable[pc] != 0 and lat > 0:    # S2R, SHFL: MIO operations with a scoreboard
             kind = KIND_SHORT
             # it leaves the sub-partition's in-order MIO queue behind the stores and atomics queued there
             lat = max(lat, mio_behind_lg(U.lsu, sm, sp, now) - now + U.scoreboard.variable[pc])
         elif s.wait_cycles[pc] > 0 and (cls == oc.C_INT or cls == oc.C_INT64 or cls == oc.C_FP32
-                                        or cls == oc.C_FP64 or cls == oc.C_MISC):
+                                        or cls == oc.C_FP64 or cls == oc.C_MISC or cls == oc.C_SFU):
             lat = 0     # the SASS model with ptxas's stall cycles: they hold the warp for its fixed latencies
         if cls == oc.C_BRANCH:
             s.ready_at[w] = now + lat

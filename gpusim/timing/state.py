@@ -14,17 +14,17 @@ def make_units(spec, d, warps_per_sm: int, ctas_per_sm: int, record: events.Even
     """State for `d` (a decoded kernel) on `spec` with the given warp and CTA slots per SM; `record`:
     what the event recorder keeps (off by default); slots: SASS issue slots per pc (the SASS model:
     slots, ALU, FMA, aggregated, spill loads, spill stores, vector shared bytes, stall cycles, yield, read
-    barriers set and waited on, constant-bank blocks its ULDCs read first);
+    barriers set and waited on, constant-bank blocks its ULDCs read first, MUFU instructions);
     spill_bytes: each thread's spill area."""
     nsm, n_warps = spec.n_sm, spec.n_sm * warps_per_sm
     return Units(
         sched=scheduler.make_state(spec.scheduler, nsm, warps_per_sm, d.n,
                                    None if slots is None else slots[:, 7:9]),
-        scoreboard=scoreboard.make_state(d, n_warps, None if slots is None else slots[:, 9:11], spec.pipes.lat_misc,
+        scoreboard=scoreboard.make_state(d, n_warps, None if slots is None else slots[:, 9:11], spec.pipes.lat_shfl,
                                          spec.pipes.lat_s2r),
         pipes=pipelines.make_state(spec.pipes, nsm * spec.scheduler.subpartitions, spec.l1.latency,
                                    spec.l2.atomic_latency, d, spec.scheduler.subpartitions,
-                                   None if slots is None else slots[:, :3]),
+                                   None if slots is None else slots[:, [0, 1, 2, 12]]),
         fetch=fetch.make_state(spec.fetch, nsm, n_warps, d, None if slots is None else slots[:, 11]),
         lsu=lsu.make_state(spec.lsu, nsm, n_warps, d.n, None if slots is None else slots[:, 3],
                            atomics.float_atomics(d), None if slots is None else slots[:, 4:6], spill_bytes,

@@ -47,8 +47,8 @@ def test_a_special_register_read_is_waited_for_on_the_short_scoreboard():
 
 
 def test_a_special_register_read_takes_the_s2r_latency_not_the_mio_one():
-    slow, _ = _run(TID, **{"pipes.lat_s2r": 60, "pipes.lat_misc": 5})
-    fast, _ = _run(TID, **{"pipes.lat_s2r": 5, "pipes.lat_misc": 60})
+    slow, _ = _run(TID, **{"pipes.lat_s2r": 60, "pipes.lat_shfl": 5})
+    fast, _ = _run(TID, **{"pipes.lat_s2r": 5, "pipes.lat_shfl": 60})
     assert _stalls_at(slow, "add.u32").get("short_scoreboard", 0) >= 58
     assert _stalls_at(fast, "add.u32").get("short_scoreboard", 0) <= 5
     assert slow.cycles > fast.cycles

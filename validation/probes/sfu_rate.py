@@ -10,6 +10,9 @@ and the stall mix per kernel: cycles per MUFU warp instruction per sub-partition
 flight, and the latency a single chain exposes.
 
     python3 validation/probes/sfu_rate.py --out validation/data/h100/probe_sfu_rate.json
+    python3 validation/probes/sfu_rate.py --gpusim [KERNEL ...]      (gpusim against probe_sfu_rate_h200.json)
+
+probe_sfu_rate_h200.json (2026-11-28, H200) samples every stall reason; the first recording (H100) six.
 """
 from __future__ import annotations
 
@@ -25,7 +28,11 @@ CHAINS = (1, 2, 4, 8)
 OPS = {"ex2ftz": "ex2.approx.ftz.f32 %0, %1;", "ex2": "ex2.approx.f32 %0, %1;",
        "rcpftz": "rcp.approx.ftz.f32 %0, %1;", "divfull": "div.full.f32 %0, %1, %2;"}
 GRID, BLOCK, STEPS = 264, 256, 256
-STALLS = ("math_pipe_throttle", "wait", "short_scoreboard", "not_selected", "selected", "no_instruction")
+# every reason ncu samples (the first recording, probe_sfu_rate.json, had only the first six: where a warp held
+# for the busy xu pipe goes was not in it)
+STALLS = ("math_pipe_throttle", "wait", "short_scoreboard", "not_selected", "selected", "no_instruction",
+          "mio_throttle", "dispatch_stall", "misc", "tex_throttle", "lg_throttle", "long_scoreboard", "barrier",
+          "branch_resolving", "drain", "imc_miss", "membar", "sleeping")
 METRICS = ",".join([f"smsp__average_warps_issue_stalled_{s}_per_issue_active.ratio" for s in STALLS]
                    + ["gpc__cycles_elapsed.max", "smsp__inst_executed.sum", "smsp__inst_executed_pipe_xu.sum",
                       "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active",
@@ -67,7 +74,35 @@ def inner():
             print(f"kernel sfu_{op}_{k} finite {bool(cp.isfinite(out).all())}", flush=True)
 
 
+def in_gpusim(names=None, data="validation/data/h100/probe_sfu_rate_h200.json") -> list:
+    """Run the probe's kernels in gpusim (h100 preset, SASS model; nvcc compiles the CUDA C here) and print each
+    beside the recorded GPU's cycles: `python3 validation/probes/sfu_rate.py --gpusim [KERNEL ...]`."""
+    import json
+    import tempfile
+
+    import numpy as np
+
+    import gpusim
+    from gpusim.kernels import load_cuda
+    root = Path(__file__).resolve().parents[2]
+    hw = {r["kernel"]: r for r in json.loads((root / data).read_text())["results"]}
+    with tempfile.TemporaryDirectory() as tmp:
+        cu = Path(tmp) / "sfu_rate.cu"
+        cu.write_text(source())
+        mod = load_cuda(cu)
+    rows = []
+    for name in names or [f"sfu_{op}_{k}" for op in OPS for k in CHAINS]:
+        r = gpusim.launch(mod[name], GRID, BLOCK, np.zeros(GRID * BLOCK, np.float32), np.float32(1.0),
+                          mode="timing", gpu="h100", model="sass")
+        ref = hw[name]["gpc__cycles_elapsed.max"]
+        rows.append((name, ref, r.cycles))
+        print(f"{name:16s} GPU {ref:8.0f}  gpusim {r.cycles:8d}  {r.cycles / ref - 1:+.1%}", flush=True)
+    return rows
+
+
 def main():
+    if "--gpusim" in sys.argv:
+        return in_gpusim([a for a in sys.argv[1:] if a.startswith("sfu_")])
     out = ncu_out(inner, "probe_sfu_rate.json")
     if out is None:
         return
