@@ -35,19 +35,27 @@ def global_atomics(d) -> bool:
     return False
 
 
+_ACQUIRE = re.compile(r"^(?:@!?%\w+\s+)?atom\.\S*\.(?:acquire|acq_rel)\b")
 _RELEASE = re.compile(r"^(?:@!?%\w+\s+)?(?:(?:atom|red)\.\S*\.(?:release|acq_rel)\b|membar\.(?:gl|sys)\b|"
                       r"fence\.(?:sc|acq_rel)\.(?:gpu|sys)\b)")
 
 
 def release_pcs(d) -> np.ndarray:
-    """Per pc of decoded program d: 1 for an instruction that waits until the warp's earlier global stores and
-    atomics are performed (a gpu/system-scope membar or fence.sc/acq_rel, an atom/red with release or acq_rel
-    semantics outside the CTA scope: ptxas emits MEMBAR.ALL.GPU before it), else 0."""
+    """Per pc of decoded program d: bit 0 for an instruction that waits until the warp's earlier global stores
+    and atomics are performed (a gpu/system-scope membar or fence.sc/acq_rel, an atom/red with release or acq_rel
+    semantics outside the CTA scope: ptxas emits MEMBAR.ALL.GPU before it); bit 1 for an atom with acquire or
+    acq_rel semantics outside the CTA scope, after which the warp waits for it to be performed (ptxas emits
+    CCTL.IVALL after it); else 0."""
     out = np.zeros(d.n, np.int64)
     for pc, text in enumerate(d.texts[:d.n]):
         t = text.strip()
-        if _RELEASE.match(t) and ".cta" not in t.split()[0 if not t.startswith("@") else 1]:
-            out[pc] = 1
+        op = t.split()[0 if not t.startswith("@") else 1]
+        if ".cta" in op:
+            continue
+        if _RELEASE.match(t):
+            out[pc] |= 1
+        if _ACQUIRE.match(t):
+            out[pc] |= 2
     return out
 
 
@@ -122,6 +130,7 @@ def global_atomic(lsu, l1, l2, noc, dram, tr_addr, mask, size, sm, pc, now, w):
                                    coalesced and full_line(lsu.sectors, ns, k)))
     lsu.last_drain[0] = max(lsu.last_drain[0], done)
     lsu.acked_at[w] = max(lsu.acked_at[w], done)
+    lsu.sm_acked[sm] = max(lsu.sm_acked[sm], done)
     lsu.drain_at[w] = max(lsu.drain_at[w], lsu.free_at[sm] + l1.latency)    # sent off, not performed
     for i in range(n):      # its credits are taken until it is performed and back
         u = lsu.credit_unit[i]

@@ -96,6 +96,20 @@ class LSUSpec:
     combine_window: int = param(1000, "cycles", "the most cycles between a warp's stores that merge (fitted: "
                                                 "store_rows2 +3.1%, store_rows4 +2.7% when all merge; with 32 "
                                                 "cycles +30% and +151%)", (0, MAX_CYCLES))
+    # memory order at gpu scope (probe atomic_order: 64 uncontended atomics a thread, one warp a sub-partition;
+    # H200 cycles a step relaxed 128, release 837, acquire 615, acq_rel 1,182; a lone warp's release 427, and
+    # 1,052 with the CTA's other warps streaming stores: a fence waits for its SM's writes, not only its warp's)
+    fence_after_ack: int = param(85, "cycles", "a gpu-scope release fence (MEMBAR.ALL.GPU, ERRBAR) ends this long "
+                                               "after the writes and atomics its SM had sent when the warp came to "
+                                               "it are acknowledged (fitted: atomic_order's lone-warp release, 427 "
+                                               "cycles a step)", (0, MAX_CYCLES))
+    acquire_cycles: int = param(185, "cycles", "after an atomic with acquire semantics the warp waits until it is "
+                                               "performed and acknowledged and this long more (CCTL.IVALL, "
+                                               "long_scoreboard; fitted: atomic_order's acquire kernel)",
+                                (0, MAX_CYCLES))
+    invalidate_cycles: int = param(567, "cycles", "the L1 invalidation that follows (CCTL.IVALL): a later fence "
+                                                  "waits for it (membar; fitted: atomic_order's acq_rel kernel, "
+                                                  "1,182 - 615 cycles a step)", (0, MAX_CYCLES))
 
     def validate(self, prefix: str = "") -> None:
         from gpusim.errors import ConfigError
@@ -107,7 +121,8 @@ LSU = namedtuple("LSU", "issue_interval tag_lines atomic_same_address free_at dr
                        "pc_sectors pc_requests addrs sectors groups store_line aggregated atomic_line "
                        "float_atomic spill spill_bytes spill_debt spill_next spill_addr wc_lines wc_n wc_time "
                        "combine_lines combine_window partial qring qhead qcount mio_lg_queue sp_queued "
-                       "credits credit_head credit_unit credit_ops acked_at release")
+                       "credits credit_head credit_unit credit_ops acked_at release fence_after acquire_cycles "
+                       "invalidate_cycles invalidated_at sm_acked seen_acked")
 # spill: per pc, the spill loads and stores (LDL/STL ptxas added) per execution (x SLOT, the SASS model);
 # spill_bytes: each thread's spill area, after its PTX local frame; spill_debt: per warp, the fractions
 # not yet issued; spill_next: per warp, the next 4-byte slot of the area; spill_addr: the lanes' offsets
@@ -118,8 +133,12 @@ LSU = namedtuple("LSU", "issue_interval tag_lines atomic_same_address free_at dr
 # instructions (a ring), the next slot, and how many it has queued; sp_queued: per sub-partition (at most 4
 # per SM), the queue position (qcount) of its newest store or atomic, which its S2Rs wait behind
 # acked_at: per warp, the cycle the last of its global stores and atomics so far is performed and acknowledged;
-# release: per pc, 1 for an instruction that first waits for that (a gpu- or system-scope fence, an atomic with
-# release semantics: ptxas puts a MEMBAR before it)
+# release: per pc, bit 0 for an instruction that first waits for that (a gpu- or system-scope fence, an atomic
+# with release semantics: ptxas puts a MEMBAR before it), bit 1 for one with acquire semantics after which the
+# warp waits (ptxas's CCTL.IVALL: the atomic performed, then the L1 invalidated); invalidated_at: per warp, the
+# cycle its last such invalidation is done (the next fence waits for it); sm_acked: per SM, the cycle the last
+# of the global stores and atomics its warps sent so far is acknowledged; seen_acked: per warp, that cycle when
+# the warp issued its last instruction (a fence after it waits for all of those)
 # credits, credit_head: per SM and atomic unit, the cycle each of the last `atomic_credits` operations it sent
 # there is performed and back (a ring, in the order sent: one SM's requests to one unit are served in order),
 # and the oldest of them; credit_unit, credit_ops: scratch, the units of the request being sent and its operations
@@ -135,8 +154,8 @@ def make_state(spec: LSUSpec, n_sm: int, n_warps: int, n_pcs: int, aggregated=No
     pc, 1 for a floating-point atomic (`atomics.float_atomics`). spill: per pc, (spill loads, spill stores) per
     execution x SLOT, and spill_bytes the area per thread they use (ptxas's spill stores; the SASS model).
     atomic_units: the L2's atomic units, for the credits of a kernel with global atomics (0: none kept).
-    release: per pc, 1 where the instruction waits for the warp's earlier writes to be performed
-    (`atomics.release_pcs`)."""
+    release: per pc, bit 0 where the instruction waits for the warp's earlier writes to be performed, bit 1
+    where the warp waits after it for its acquire (`atomics.release_pcs`)."""
     if spec.atomic_credits == 0:
         atomic_units = 0
     return LSU(np.int64(spec.issue_interval), np.int64(spec.tag_lines),
@@ -158,7 +177,9 @@ def make_state(spec: LSUSpec, n_sm: int, n_warps: int, n_pcs: int, aggregated=No
                np.int64(spec.mio_lg_queue), np.zeros(n_sm * 4, np.int64),
                np.zeros((n_sm, atomic_units, spec.atomic_credits), np.int64),
                np.zeros((n_sm, atomic_units), np.int64), np.zeros(64, np.int64), np.zeros(64, np.int64),
-               np.zeros(n_warps, np.int64), np.zeros(n_pcs, np.int64) if release is None else release)
+               np.zeros(n_warps, np.int64), np.zeros(n_pcs, np.int64) if release is None else release,
+               np.int64(spec.fence_after_ack), np.int64(spec.acquire_cycles), np.int64(spec.invalidate_cycles),
+               np.zeros(n_warps, np.int64), np.zeros(n_sm, np.int64), np.zeros(n_warps, np.int64))
 
 
 def counters(lsu: LSU) -> dict:
@@ -227,6 +248,7 @@ def global_access(lsu, l1, l2, noc, dram, tr_addr, mask, size, local_bytes, sm, 
             acked = l2_access(l2, noc, dram, sm, sec, start + l1.latency, True, lsu.partial[k] != 0, merge)
             lsu.last_drain[0] = max(lsu.last_drain[0], acked)
             lsu.acked_at[w] = max(lsu.acked_at[w], acked)
+            lsu.sm_acked[sm] = max(lsu.sm_acked[sm], acked)
             sent = max(sent, np.int64(l2.accepted[0]))      # a slice's full queue holds it in the SM
             continue
         if bypass_l1:     # cp.async.cg: cached in the L2 only
@@ -398,5 +420,6 @@ def warp_reset(lsu, w):
     """A new warp in slot w: no stores to drain, no copies in flight, nothing to write-combine with."""
     lsu.drain_at[w] = 0
     lsu.acked_at[w] = 0
+    lsu.invalidated_at[w] = 0
     lsu.wc_n[w] = 0
     copies_reset(lsu.groups, w)

@@ -102,9 +102,13 @@ def earliest(P, M, U, w, sm, sp, now):
     if t_ops > t:
         p, p_reason = t, reason
         t, reason = t_ops, r_ops
-    if U.lsu.release[pc] != 0 and U.lsu.acked_at[w] > t:     # a release: the warp's earlier writes performed first
-        p, p_reason = t, reason
-        t, reason = U.lsu.acked_at[w], MEMBAR
+    if U.lsu.release[pc] & 1 != 0:      # a release: the warp's earlier writes performed first, and its last
+        # acquire's L1 invalidation done (lsu.fence_after_ack, lsu.invalidate_cycles)
+        last = max(U.lsu.acked_at[w], U.lsu.seen_acked[w])  # the MEMBAR waits for the SM's writes, not the warp's
+        fence = max(last + U.lsu.fence_after if last > 0 else 0, U.lsu.invalidated_at[w])
+        if fence > t:
+            p, p_reason = t, reason
+            t, reason = fence, MEMBAR
     cls = P.ins[pc, oc.F_CLASS]
     if cls == oc.C_LDST or cls == oc.C_ATOMIC:
         if P.ins[pc, oc.F_SPACE] == oc.SP_SHARED:
@@ -194,6 +198,13 @@ def issue(P, M, U, counters, w, pc, now):
             if sampled:
                 req = 2 if M.tr_info[TI_ATOM] != 0 else (1 if M.tr_info[TI_STORE] != 0 else 0)
                 record_request(U.events, sm, w, req, U.l2.probe, now, done)
+            if U.lsu.release[pc] & 2 != 0 and space == oc.SP_GLOBAL:
+                # an acquire: the warp waits until the atomic is performed, then invalidates its L1 (CCTL.IVALL)
+                acq = max(U.lsu.acked_at[w], done) + U.lsu.acquire_cycles
+                if acq > s.ready_at[w]:
+                    s.ready_at[w] = acq
+                    s.reason[w] = LONG_SCOREBOARD
+                U.lsu.invalidated_at[w] = acq + U.lsu.invalidate_cycles
         if op == OP_CP:        # cp.async: no register waits; wait_group waits for the bytes to land
             copy_issued(U.lsu.groups, w, now + lat)
             lat = 1
@@ -239,6 +250,7 @@ def issue(P, M, U, counters, w, pc, now):
                 lat = back - now
                 kind = KIND_LONG
     mark_written(U.scoreboard, w, pc, now + lat, kind)
+    U.lsu.seen_acked[w] = U.lsu.sm_acked[sm]     # what a fence after this instruction waits for
     # the SASS model: the instruction's SASS issue slots (sm/pipelines.py take_slots); the PTX model's are all 1
     extra = take_slots(U.pipes, sp, pc)
     if extra > 0:
