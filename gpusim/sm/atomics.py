@@ -35,8 +35,10 @@ def global_atomics(d) -> bool:
     return False
 
 
-_ACQUIRE = re.compile(r"^(?:@!?%\w+\s+)?atom\.\S*\.(?:acquire|acq_rel)\b")
-_RELEASE = re.compile(r"^(?:@!?%\w+\s+)?(?:(?:atom|red)\.\S*\.(?:release|acq_rel)\b|membar\.(?:gl|sys)\b|"
+# the semantics anywhere among the qualifiers: `atom.acq_rel.gpu.global.add` (the ISA's order) or
+# `atom.global.gpu.acq_rel.add` (Triton's)
+_ACQUIRE = re.compile(r"^(?:@!?%\w+\s+)?atom\S*\.(?:acquire|acq_rel)\b")
+_RELEASE = re.compile(r"^(?:@!?%\w+\s+)?(?:(?:atom|red)\S*\.(?:release|acq_rel)\b|membar\.(?:gl|sys)\b|"
                       r"fence\.(?:sc|acq_rel)\.(?:gpu|sys)\b)")
 
 

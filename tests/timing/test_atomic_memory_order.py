@@ -1,6 +1,6 @@
 """Global atomics with memory order at gpu scope, against the atomic_order probe on the H200
 (validation/probes/atomic_order.py, data validation/data/h100/probe_atomic_order_h200.json; PTX of its kernels in
-tests/data/ptx/atomic_order.ptx).
+tests/timing/ptx/atomic_order.ptx).
 
 ptxas puts MEMBAR.ALL.GPU + ERRBAR before a release atomic and CCTL.IVALL after an acquire one. The H200 waits on
 long_scoreboard at the CCTL (the atomic performed, then the L1 invalidated) and on membar at the next ERRBAR (the
@@ -18,7 +18,7 @@ from gpusim.kernels import load_ptx
 from gpusim.presets import get_preset
 
 ROOT = Path(__file__).resolve().parents[2]
-PTX = ROOT / "tests" / "data" / "ptx" / "atomic_order.ptx"
+PTX = ROOT / "tests" / "timing" / "ptx" / "atomic_order.ptx"
 DATA = json.loads((ROOT / "validation" / "data" / "h100" / "probe_atomic_order_h200.json").read_text())
 HW = {r["kernel"]: r for r in DATA["results"]}
 GRID, BLOCK, STEPS = 132, 128, 64
@@ -54,3 +54,17 @@ def test_a_release_fence_waits_for_the_writes_of_its_whole_sm():
     hw = DATA["fence_scope"]["cycles_per_step"]
     assert abs(per_step[0] / hw["quiet"] - 1) < 0.10, (per_step, hw)
     assert per_step[1] > 2 * per_step[0], per_step         # the H200: 1,052 against 427
+
+
+def test_an_atomics_memory_order_is_found_wherever_ptx_puts_its_qualifier():
+    from types import SimpleNamespace
+
+    from gpusim.sm.atomics import release_pcs
+    texts = ["atom.acq_rel.gpu.global.add.u32 %r1, [%rd1], 1;",          # the ISA's order
+             "@%p4 atom.global.gpu.acq_rel.add.u32 %r8, [%rd4], %r53;",   # Triton's
+             "red.release.gpu.global.add.u32 [%rd1], 1;",
+             "atom.acquire.gpu.global.add.u32 %r1, [%rd1], 1;",
+             "atom.acq_rel.cta.shared.add.u32 %r1, [%r2], 1;",            # CTA scope: no fence
+             "atom.global.add.u32 %r1, [%rd1], 1;",
+             "membar.gl;"]
+    assert release_pcs(SimpleNamespace(n=len(texts), texts=texts)).tolist() == [3, 3, 1, 2, 0, 0, 1]

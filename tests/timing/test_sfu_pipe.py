@@ -18,7 +18,7 @@ from gpusim.kernels import load_ptx
 from gpusim.presets import get_preset
 
 ROOT = Path(__file__).resolve().parents[2]
-PTX = ROOT / "tests" / "data" / "ptx" / "sfu_rate.ptx"
+PTX = ROOT / "tests" / "timing" / "ptx" / "sfu_rate.ptx"
 HW = {r["kernel"]: r for r in json.loads((ROOT / "validation" / "data" / "h100" / "probe_sfu_rate_h200.json")
                                          .read_text())["results"]}
 
