@@ -30,6 +30,24 @@ _ENDS_BLOCK = ("BRA", "EXIT", "RET", "BRX", "JMP", "JMX", "CALL", "BREAK", "WARP
 LSU_MEMORY = {"LDG", "STG", "LD", "ST", "LDL", "STL", "ATOM", "ATOMG", "RED", "REDG"}
 
 
+# Hopper's sub-partition pipes (as ncu names them): the ALU pipe (16 lanes: a warp instruction every 2
+# cycles) and the FMA pipe (FP32 on two datapaths, one per cycle; integer multiply-add only on the heavy
+# one, every 2 cycles): in FMA-pipe cycles per instruction. VIADD is the heavy half's (2 cycles), and a
+# wide or high-half IMAD (IMAD.WIDE[.U32], IMAD.HI[.U32]: a 64-bit product) takes it 4 cycles, not 2 (ncu's
+# pipe counters on int_imad_wide/hi_throughput, validation/data/h100/ncu/int_wide_2026-11-27)
+ALU_OPS = {"IADD3", "LOP3", "SHF", "ISETP", "SEL", "LEA", "FSETP", "FSEL", "FMNMX", "IMNMX", "PLOP3", "P2R",
+           "R2P", "MOV", "IABS", "BMSK", "SGXT", "PRMT", "VIMNMX", "ICMP", "CSET", "CSETP", "FLO", "LOP", "SHL",
+           "SHR", "IADD", "ISCADD", "SHFL_ALU"}
+FMA_OPS = {"FFMA": 1, "FADD": 1, "FMUL": 1, "FSWZADD": 1, "HFMA2": 1, "HADD2": 1, "HMUL2": 1, "IMAD": 2, "IMUL": 2,
+           "IDP": 2, "IMADSP": 2, "VIADD": 2}
+_WIDE_IMAD = re.compile(r"^(?:@!?U?P\w+\s+)?IMAD\.(?:WIDE|HI)\b")
+
+
+def fma_cycles(ins: str, op: str) -> int:
+    """FMA-pipe cycles of one SASS instruction (`op`: its mnemonic without modifiers, in `FMA_OPS`)."""
+    return 4 if op == "IMAD" and _WIDE_IMAD.match(ins) else FMA_OPS[op]
+
+
 def control_fields(ctrl: int) -> tuple[int, bool, int, int, int]:
     """A control word's (stall cycles, yields, result barrier, read barrier, wait mask)."""
     return ctrl & 15, not (ctrl >> 4) & 1, (ctrl >> 5) & 7, (ctrl >> 8) & 7, (ctrl >> 11) & 63

@@ -59,7 +59,16 @@ import numpy as np
 from gpusim import ptxas
 from gpusim.errors import LaunchError
 from gpusim.jitcache import cache_root
-from gpusim.sasslisting import control_fields, fill_lines, opcode, parse_blocks, read_barriers
+from gpusim.sasslisting import (
+    ALU_OPS,
+    FMA_OPS,
+    control_fields,
+    fill_lines,
+    fma_cycles,
+    opcode,
+    parse_blocks,
+    read_barriers,
+)
 from gpusim.sm.fetch import IMC_BLOCK_BYTES, IMC_BLOCKS
 
 FILE_INDEX = 1
@@ -68,24 +77,6 @@ _LDS_VECTOR = re.compile(r"^LDS(?:\.[A-Z]+)*\.(64|128)\b")    # a vector shared 
 _PTX_LABEL = re.compile(r"^\s*(\$?[\w$]+):")
 _PTX_BRANCH = re.compile(r"\bbra(?:\.uni)?\s+(\$?[\w$]+)\s*;")
 _PTX_END = re.compile(r"^\s*(?:@!?%\w+\s+)?(?:ret|exit|trap)\b")
-# Hopper's sub-partition pipes (as ncu names them): the ALU pipe (16 lanes: a warp instruction every 2
-# cycles) and the FMA pipe (FP32 on two datapaths, one per cycle; integer multiply-add only on the heavy
-# one, every 2 cycles): in FMA-pipe cycles per instruction. VIADD is the heavy half's (2 cycles), and a
-# wide or high-half IMAD (IMAD.WIDE[.U32], IMAD.HI[.U32]: a 64-bit product) takes it 4 cycles, not 2 (ncu's
-# pipe counters on int_imad_wide/hi_throughput, validation/data/h100/ncu/int_wide_2026-11-27)
-_ALU = {"IADD3", "LOP3", "SHF", "ISETP", "SEL", "LEA", "FSETP", "FSEL", "FMNMX", "IMNMX", "PLOP3", "P2R", "R2P",
-        "MOV", "IABS", "BMSK", "SGXT", "PRMT", "VIMNMX", "ICMP", "CSET", "CSETP", "FLO", "LOP", "SHL", "SHR",
-        "IADD", "ISCADD", "SHFL_ALU"}
-_FMA = {"FFMA": 1, "FADD": 1, "FMUL": 1, "FSWZADD": 1, "HFMA2": 1, "HADD2": 1, "HMUL2": 1, "IMAD": 2, "IMUL": 2,
-        "IDP": 2, "IMADSP": 2, "VIADD": 2}
-_WIDE_IMAD = re.compile(r"^(?:@!?U?P\w+\s+)?IMAD\.(?:WIDE|HI)\b")
-
-
-def fma_cycles(ins: str, op: str) -> int:
-    """FMA-pipe cycles of one SASS instruction (`op`: its mnemonic without modifiers, in `_FMA`)."""
-    return 4 if op == "IMAD" and _WIDE_IMAD.match(ins) else _FMA[op]
-
-
 # PTX loads, stores, atomics and FP32 arithmetic, and the one SASS instruction each becomes (beside any
 # sign extension or address work): how many of these a block holds per line tells its unroll factor
 _ONE_TO_ONE = re.compile(r"^\s*(@!?%\w+\s+)?(ld|st|fma|add\.f32|mul\.f32|add\.rn\.f32|mul\.rn\.f32|atom|red)\b")
@@ -101,13 +92,9 @@ _ONE_MUFU = re.compile(r"^\s*(@!?%\w+\s+)?((ex2|rcp|rsqrt|sqrt|sin|cos|lg2|tanh)
 
 def _one_to_one_lines(ptx: list) -> dict:
     """PTX line -> the SASS opcodes that are its own one instruction, for the lines that become one each."""
-    out = {}
-    for i, s in enumerate(ptx):
-        if _ONE_TO_ONE.match(s):
-            out[i + 1] = _OWN
-        elif _ONE_MUFU.match(s):
-            out[i + 1] = _MUFU
-    return out
+    return {i + 1: _OWN if _ONE_TO_ONE.match(s) else _MUFU for i, s in enumerate(ptx)
+            if _ONE_TO_ONE.match(s) or _ONE_MUFU.match(s)}
+
 
 _AUX = {"ULDC", "LDC", "BSSY", "BSYNC"}    # SASS a line's own work may have split off into a block of its own
 
@@ -347,9 +334,9 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
             vec = _LDS_VECTOR.match(ins.split()[1] if ins.startswith("@") else ins)
             if vec:
                 m.vector[ln] = max(m.vector.get(ln, 0), int(vec.group(1)) // 8)
-            if op in _ALU:
+            if op in ALU_OPS:
                 pipe_use[ln][0] += 1.0 / unroll
-            elif op in _FMA:
+            elif op in FMA_OPS:
                 pipe_use[ln][1] += fma_cycles(ins, op) / unroll
             elif op == "MUFU":
                 pipe_use[ln][2] += 1.0 / unroll

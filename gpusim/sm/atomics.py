@@ -140,3 +140,21 @@ def global_atomic(lsu, l1, l2, noc, dram, tr_addr, mask, size, sm, pc, now, w):
             lsu.credits[sm, u, (lsu.credit_head[sm, u] + k) % cap] = done
         lsu.credit_head[sm, u] = (lsu.credit_head[sm, u] + lsu.credit_ops[i]) % cap
     return done
+
+
+@njit(inline="always")
+def fence_ready(lsu, w):
+    """The cycle warp w's gpu-scope release may go: the writes its SM had sent when the warp came to it
+    acknowledged plus `fence_after_ack`, and the warp's last L1 invalidation done (0: nothing to wait for)."""
+    last = max(lsu.acked_at[w], lsu.seen_acked[w])
+    return max(last + lsu.fence_after if last > 0 else 0, lsu.invalidated_at[w])
+
+
+@njit(inline="always")
+def acquired(lsu, w, done):
+    """Warp w's atomic with acquire semantics, back at `done`: the cycle the warp goes on (the atomic
+    acknowledged, plus CCTL.IVALL's `acquire_cycles`); its L1 invalidation ends `invalidate_cycles` later."""
+    acq = max(lsu.acked_at[w], done) + lsu.acquire_cycles
+    lsu.invalidated_at[w] = acq + lsu.invalidate_cycles
+    return acq
+

@@ -4,6 +4,9 @@ The scheduler charges every cycle of a resident warp's life to one reason: the u
 (scoreboard, pipelines, LSU/MIO queues, fetch, barrier, branch unit) or its own scheduler
 (not_selected, selected).
 """
+from gpusim.isa import opcodes as oc
+from gpusim.jit import njit
+
 STALLS = ["long_scoreboard", "short_scoreboard", "barrier", "mio_throttle", "lg_throttle",
           "math_pipe_throttle", "wait", "not_selected", "selected", "no_instruction", "branch_resolving",
           "membar", "dispatch_stall", "drain", "gmma", "imc_miss"]
@@ -14,3 +17,15 @@ STALLS = ["long_scoreboard", "short_scoreboard", "barrier", "mio_throttle", "lg_
 # validation/data/h100/ncu/sass_stalls_2026-11-27); membar: also cp.async.bulk.wait_group (gpusim/sm/asyncops.py);
 # gmma: the H100's warpgroup-arrive stall, a few hundredths of a cycle per instruction there (not produced);
 # imc_miss: a kernel parameter or launch constant not yet in the SM's immediate-constant cache (sm/fetch.py)
+
+
+@njit(no_cpython_wrapper=True, inline="always")
+def sampled_as(P, pc, reason):
+    """The reason Nsight Compute samples a hold as: a warp held for the busy SFU (MUFU, xu) pipe is
+    mio_throttle, not math_pipe_throttle: the MUFU goes through the MIO queue (the sfu_rate probe with every
+    reason sampled, probe_sfu_rate_h200.json: at 98.6% xu occupancy mio_throttle 6.5 cycles per instruction,
+    math_pipe_throttle 0.01, and wait 2.9 from the stall counts)."""
+    if reason == MATH_PIPE_THROTTLE and pc >= 0 and P.ins[pc, oc.F_CLASS] == oc.C_SFU:
+        return MIO_THROTTLE
+    return reason
+

@@ -20,6 +20,7 @@ from gpusim.isa import opcodes as oc
 from gpusim.jit import njit
 from gpusim.memory.dsm import barrier_completed, remote_access
 from gpusim.sm.asyncops import after_issue, async_ready, clear_cta, clear_warp, tma_requests
+from gpusim.sm.atomics import acquired, fence_ready
 from gpusim.sm.copygroups import copy_issued, group_op
 from gpusim.sm.executor import S_BARRIER, S_DONE, S_FAULT, init_cta, init_warp, step
 from gpusim.sm.fetch import constant_ready, fetch_ready
@@ -42,6 +43,7 @@ from gpusim.sm.stalls import (
     NO_INSTRUCTION,
     SELECTED,
     WAIT,
+    sampled_as,
 )
 from gpusim.sm.state import (
     CL_RANK,
@@ -102,10 +104,8 @@ def earliest(P, M, U, w, sm, sp, now):
     if t_ops > t:
         p, p_reason = t, reason
         t, reason = t_ops, r_ops
-    if U.lsu.release[pc] & 1 != 0:      # a release: the warp's earlier writes performed first, and its last
-        # acquire's L1 invalidation done (lsu.fence_after_ack, lsu.invalidate_cycles)
-        last = max(U.lsu.acked_at[w], U.lsu.seen_acked[w])  # the MEMBAR waits for the SM's writes, not the warp's
-        fence = max(last + U.lsu.fence_after if last > 0 else 0, U.lsu.invalidated_at[w])
+    if U.lsu.release[pc] & 1 != 0:      # a release: its SM's earlier writes performed first (sm/atomics.py)
+        fence = fence_ready(U.lsu, w)
         if fence > t:
             p, p_reason = t, reason
             t, reason = fence, MEMBAR
@@ -128,17 +128,6 @@ def earliest(P, M, U, w, sm, sp, now):
             p, p_reason = t, reason
             t, reason = t_sync, r_sync
     return t, reason, pc, p, p_reason
-
-
-@njit(no_cpython_wrapper=True, inline="always")
-def sampled_as(P, pc, reason):
-    """The reason Nsight Compute samples a hold as: a warp held for the busy SFU (MUFU, xu) pipe is
-    mio_throttle, not math_pipe_throttle: the MUFU goes through the MIO queue (the sfu_rate probe with every
-    reason sampled, probe_sfu_rate_h200.json: at 98.6% xu occupancy mio_throttle 6.5 cycles per instruction,
-    math_pipe_throttle 0.01, and wait 2.9 from the stall counts)."""
-    if reason == MATH_PIPE_THROTTLE and pc >= 0 and P.ins[pc, oc.F_CLASS] == oc.C_SFU:
-        return MIO_THROTTLE
-    return reason
 
 
 @njit(no_cpython_wrapper=True)
@@ -198,13 +187,11 @@ def issue(P, M, U, counters, w, pc, now):
             if sampled:
                 req = 2 if M.tr_info[TI_ATOM] != 0 else (1 if M.tr_info[TI_STORE] != 0 else 0)
                 record_request(U.events, sm, w, req, U.l2.probe, now, done)
-            if U.lsu.release[pc] & 2 != 0 and space == oc.SP_GLOBAL:
-                # an acquire: the warp waits until the atomic is performed, then invalidates its L1 (CCTL.IVALL)
-                acq = max(U.lsu.acked_at[w], done) + U.lsu.acquire_cycles
+            if U.lsu.release[pc] & 2 != 0 and space == oc.SP_GLOBAL:     # an acquire: the warp waits for it
+                acq = acquired(U.lsu, w, done)
                 if acq > s.ready_at[w]:
                     s.ready_at[w] = acq
                     s.reason[w] = LONG_SCOREBOARD
-                U.lsu.invalidated_at[w] = acq + U.lsu.invalidate_cycles
         if op == OP_CP:        # cp.async: no register waits; wait_group waits for the bytes to land
             copy_issued(U.lsu.groups, w, now + lat)
             lat = 1

@@ -433,5 +433,5 @@ def test_wide_and_high_half_imads_hold_the_fma_pipe_four_cycles(ins, cycles):
     # measured on the H100 (int_imad_wide/hi_throughput): the heavy half is busy 4 cycles per IMAD.WIDE.U32 or
     # IMAD.HI.U32 against 2 per plain IMAD, and VIADD runs there, not on the ALU
     op = sasslisting.opcode(ins)
-    assert op in sassmap._FMA and op not in sassmap._ALU
+    assert op in sasslisting.FMA_OPS and op not in sasslisting.ALU_OPS
     assert sassmap.fma_cycles(ins, op) == cycles

@@ -77,6 +77,35 @@ def out_path() -> str:
     return ap.parse_args().out
 
 
+def clock_probe(probe: str, doc: str, make_rows, settings=None, argv=None, **extra_args) -> None:
+    """The command line of a clock probe with rows of results: `--out PATH`, `--gpusim` (gpusim's h100, SASS
+    model, `--set KEY=VALUE` overrides) or the device (numba.cuda, `device_launch`), and `extra_args` (name ->
+    (type, default)). `make_rows(launch, args)` yields the result dicts; they are printed as they come and
+    written to --out with where they were taken (`measure` on the device, with `settings` and the extra args)."""
+    import argparse
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--gpusim", action="store_true", help="run in gpusim (h100, SASS model) instead of the GPU")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="gpusim: a preset override")
+    for name, (typ, default) in extra_args.items():
+        ap.add_argument(f"--{name}", type=typ, default=default)
+    args = ap.parse_args(argv)
+    if args.gpusim:
+        import gpusim
+        gpu, over = gpusim_h100(args.set)
+
+        def launch(kernel, grid, block, *host):
+            gpusim.launch(kernel, grid, block, *host, gpu=gpu, mode="timing", model="sass")
+        record = {"probe": probe, "where": "gpusim (h100, SASS model)", "overrides": over, "runs": []}
+        for r in make_rows(launch, args):
+            record["runs"].append(r)
+            print(r, flush=True)
+    else:
+        record = measure(probe, doc, make_rows(device_launch(), args),
+                         **(settings or {}), **{k: getattr(args, k) for k in extra_args})
+    write(args.out, record)
+
+
 def measure(probe: str, doc: str, runs, **settings) -> dict:
     """Run a clock probe's measurements (`runs`: an iterable of result dicts, each printed as it comes)
     and return the probe's record: its name, the first paragraph of its docstring `doc`, `settings`,

@@ -18,7 +18,6 @@ cycles per step (median over the warps: the warp's clock span over its steps).
 """
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -88,32 +87,10 @@ def run(launch, form: int, block: int, grid: int) -> dict:
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--gpusim", action="store_true", help="run in gpusim (h100, SASS model) instead of the GPU")
-    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="gpusim: a preset override")
-    ap.add_argument("--grid", type=int, default=132)
-    args = ap.parse_args()
-    from validation.probes._device import measure, write
-    if args.gpusim:
-        import gpusim
-        from validation.probes._device import gpusim_h100
-        gpu, over = gpusim_h100(args.set)
-
-        def launch(kernel, grid, block, *host):
-            gpusim.launch(kernel, grid, block, *host, gpu=gpu, mode="timing", model="sass")
-    else:
-        from validation.probes._device import device_launch
-        launch = device_launch()
-    rows = (run(launch, f, b, args.grid) for f in range(len(FORMS)) for b in BLOCKS)
-    if args.gpusim:
-        doc = {"probe": "shfl_chain", "where": "gpusim (h100, SASS model)", "overrides": over, "runs": []}
-        for r in rows:
-            doc["runs"].append(r)
-            print(r, flush=True)
-    else:
-        doc = measure("shfl_chain", __doc__, rows, grid=args.grid, steps=STEPS)
-    write(args.out, doc)
+    from validation.probes._device import clock_probe
+    clock_probe("shfl_chain", __doc__, lambda launch, args: (run(launch, f, b, args.grid) for f in range(len(FORMS))
+                                                            for b in BLOCKS),
+                settings={"steps": STEPS}, grid=(int, 132))
 
 
 if __name__ == "__main__":

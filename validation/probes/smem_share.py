@@ -26,7 +26,6 @@ twenty-seventh pass).
 """
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -127,32 +126,10 @@ def analyse(rec: np.ndarray, mode: int, apart: bool) -> dict:
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--gpusim", action="store_true", help="run in gpusim (h100, SASS model) instead of the GPU")
-    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="gpusim: a preset override")
-    ap.add_argument("--grid", type=int, default=132)
-    args = ap.parse_args()
-    from validation.probes._device import measure, write
-    if args.gpusim:
-        import gpusim
-        from validation.probes._device import gpusim_h100
-        gpu, over = gpusim_h100(args.set)
-
-        def launch(kernel, grid, block, *host):
-            gpusim.launch(kernel, grid, block, *host, gpu=gpu, mode="timing", model="sass")
-    else:
-        from validation.probes._device import device_launch
-        launch = device_launch()
-    rows = (analyse(run(launch, m, args.grid, a), m, a) for a in (False, True) for m in range(len(MODES)))
-    if args.gpusim:
-        doc = {"probe": "smem_share", "where": "gpusim (h100, SASS model)", "overrides": over, "runs": []}
-        for r in rows:
-            doc["runs"].append(r)
-            print(r, flush=True)
-    else:
-        doc = measure("smem_share", __doc__, rows, grid=args.grid, block=BLOCK, chase=CHASE, stream=STREAM)
-    write(args.out, doc)
+    from validation.probes._device import clock_probe
+    clock_probe("smem_share", __doc__, lambda launch, args: (analyse(run(launch, m, args.grid, a), m, a)
+                                                            for a in (False, True) for m in range(len(MODES))),
+                settings={"block": BLOCK, "chase": CHASE, "stream": STREAM}, grid=(int, 132))
 
 
 if __name__ == "__main__":
