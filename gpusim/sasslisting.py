@@ -144,6 +144,20 @@ def fill_lines(lines: list) -> list:
     return out
 
 
+def block_lines(blocks: list) -> tuple[list, list]:
+    """Per block, the PTX line of each SASS instruction (`fill_lines`), but a BSYNC goes to the first line after
+    it, not the one before: it is the join's (every path runs it, and ptxas's join block starts with it); and the
+    lines BSYNCs so open (sorted)."""
+    raw = [x[1] for blk in blocks for x in blk]
+    at = [i for i, x in enumerate(x for blk in blocks for x in blk) if opcode(x[0]) == "BSYNC"]
+    joined = {i: next((ln for ln in raw[i + 1:] if ln is not None), None) for i in at}
+    out, k = [], 0
+    for blk in blocks:
+        out.append(fill_lines([joined.get(k + i) or x[1] for i, x in enumerate(blk)]))
+        k += len(blk)
+    return out, sorted({ln for ln in joined.values() if ln is not None})
+
+
 def read_barriers(blocks: list, kept: set | None = None) -> tuple[dict, dict]:
     """Write-after-read waits, from the control bits: per PTX line, the read barriers its global or local
     memory SASS sets (released once the LSU has read the instruction's registers), and the read barriers

@@ -16,9 +16,9 @@ every SASS instruction, the PTX line it came from. So the mapping is explicit an
     instruction itself (for such lines), else one holding more of it than constant reads (ULDC/LDC) and
     BSSY/BSYNC; the line's other blocks are parts on the same path and add to the total (a
     warp-aggregated atomic's VOTEU/FLO/POPC, its ATOMG and its SHFL may sit in three blocks);
-  * SASS with no line (the prologue, BSSY/BSYNC reconvergence, the trailing self-branch and NOP padding)
-    goes to the nearest line before it in its block, else after it; the dead self-branch after the last
-    EXIT and NOPs are dropped;
+  * SASS with no line (the prologue, BSSY, the trailing self-branch and NOP padding) goes to the nearest line
+    before it in its block, else after it; a BSYNC to the first line after it (it opens the join, which every
+    path runs: sm/pipelines.py `join_hold`); the dead self-branch after the last EXIT and NOPs are dropped;
   * a line inside PTX loops counts only its copies inside as many SASS loops (`_kept_copies`): what ptxas
     hoisted out of a loop, or out of an inner loop into the outer one, runs once per enclosing trip, not
     per execution of the line. PTX loops are the branches back to a label whose code reaches the branch
@@ -37,9 +37,7 @@ matched to the barrier's latest setter in listing order, so a wait whose setter 
 later in the listing (a loop's top waiting on its bottom) is matched to an earlier setter, or to none;
 the order runs on across the module's functions. A line's barriers are the union over its copies (an
 unrolled loop and its remainder), and a back-edge wait in a loop ptxas unrolled is taken on every PTX
-trip, not once per unrolled trip.
-
-`weights(text, arch)` -> SassMap, cached per PTX text, architecture and tool versions.
+trip, not once per unrolled trip. `weights(text, arch)` -> SassMap, cached per PTX text, architecture, tools.
 """
 from __future__ import annotations
 
@@ -62,8 +60,8 @@ from gpusim.jitcache import cache_root
 from gpusim.sasslisting import (
     ALU_OPS,
     FMA_OPS,
+    block_lines,
     control_fields,
-    fill_lines,
     fma_cycles,
     opcode,
     parse_blocks,
@@ -116,6 +114,7 @@ class SassMap:
     rd_wait: dict = field(default_factory=dict)       # PTX line -> read barriers of such SASS its SASS waits on
     uldc: dict = field(default_factory=dict)          # PTX line -> blocks of constant bank 0 (bit mask) first read
                                                       # by a ULDC of its SASS (the immediate-constant cache's misses)
+    joins: list = field(default_factory=list)         # PTX lines a BSYNC opens (a branch's join, BSSY/BSYNC)
     total: int = 0                                    # SASS instructions kept
     unmapped: int = 0                                 # of which had no line before or after them
     tools: str = ""
@@ -130,7 +129,7 @@ class SassMap:
                 "rank": {str(k): v for k, v in self.rank.items()},
                 "rd_set": {str(k): v for k, v in self.rd_set.items()},
                 "rd_wait": {str(k): v for k, v in self.rd_wait.items()},
-                "uldc": {str(k): v for k, v in self.uldc.items()},
+                "uldc": {str(k): v for k, v in self.uldc.items()}, "joins": self.joins,
                 "total": self.total, "unmapped": self.unmapped, "tools": self.tools}
 
     @classmethod
@@ -143,7 +142,7 @@ class SassMap:
                    {int(k): v for k, v in d.get("rank", {}).items()},
                    {int(k): v for k, v in d.get("rd_set", {}).items()},
                    {int(k): v for k, v in d.get("rd_wait", {}).items()},
-                   {int(k): v for k, v in d.get("uldc", {}).items()}, d["total"], d["unmapped"], d["tools"])
+                   {int(k): v for k, v in d.get("uldc", {}).items()}, d["joins"], d["total"], d["unmapped"], d["tools"])
 
 
 def find_nvdisasm() -> str | None:
@@ -196,7 +195,7 @@ def weights(text: str, arch: str, flags: tuple = ()) -> SassMap:
         raise LaunchError("model='sass' needs ptxas and nvdisasm: install gpusim[sass] (or gpusim[triton], which "
                           "bundles both), or set GPUSIM_PTXAS/GPUSIM_NVDISASM; model='ptx' needs nothing")
     tools = f"{ptxas.tool_version(exe)} | {ptxas.tool_version(dis)}"
-    key = hashlib.sha256(f"map30\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
+    key = hashlib.sha256(f"map31\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
     path = cache_root() / "ptxas" / f"{key}.map.json"
     if path.exists():
         return SassMap.from_json(json.loads(path.read_text()))
@@ -301,8 +300,8 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
     last_ctrl: dict = {}                           # line -> control bits of its last SASS instruction
     at = 0                                         # listing position of the block's first instruction
     seen_blocks: set = set()                       # constant-bank blocks a ULDC has read already
-    for bi, blk in enumerate(blocks):
-        lines = fill_lines([x[1] for x in blk])
+    per_block, m.joins = block_lines(blocks)
+    for bi, (blk, lines) in enumerate(zip(blocks, per_block)):
         _rank_lines(m.rank, blk, lines, at, None if kept is None else {ln for ln in lines if (bi, ln) in kept})
         at += len(blk)
         m.unmapped += sum(1 for ln in lines if ln is None)
@@ -396,8 +395,7 @@ def _kept_copies(blocks, depth, loops, text) -> set:
     ptx = text.splitlines()
     one_to_one = _one_to_one_lines(ptx)
     where: dict = defaultdict(list)          # line -> [(block, SASS loop depth, an unrolled block counting one)]
-    for bi, blk in enumerate(blocks):
-        lines = fill_lines([x[1] for x in blk])
+    for bi, (blk, lines) in enumerate(zip(blocks, block_lines(blocks)[0])):
         d = int(depth[bi]) + (_unroll(blk, lines, one_to_one) > 1)
         for ln in set(lines):
             if ln is not None:
@@ -420,8 +418,9 @@ def pc_weights(m: SassMap, lines) -> np.ndarray:
     spill loads and stores ptxas put on its line, the bytes per lane of its widest vector shared load,
     ptxas's stall cycles for its SASS, 1 where its last SASS instruction yields, and the read barriers
     (bit masks, `read_barriers`) its SASS sets and, at its first pc, waits on, and at its first pc the
-    constant-bank blocks its ULDCs read first (a bit mask), and its MUFU instructions (the SFU pipe's); an array
-    of shape (n, 13).
+    constant-bank blocks its ULDCs read first (a bit mask), its MUFU instructions (the SFU pipe's), and at its
+    first pc 1 where its SASS holds a BSYNC (ptxas's convergence barrier: the line opens the join of a branch a
+    warp may diverge on); an array of shape (n, 14).
     A line gpusim decodes into several pcs shares its weights and stall cycles among them (its spills and
     vector width go to its first pc, its yield to its last); a line the map does not name (no SASS came
     from it) weighs 0."""
@@ -434,7 +433,7 @@ def pc_weights(m: SassMap, lines) -> np.ndarray:
         last[int(ln)] = pc
     yields = set(m.yields)
     nospill = (0.0, 0.0)
-    rd_set, rd_wait = m.rd_set, m.rd_wait
+    rd_set, rd_wait, joins = m.rd_set, m.rd_wait, set(m.joins)
     return np.array([(m.weight.get(int(ln), 0.0) / per_line[int(ln)],
                       m.pipes.get(int(ln), (0.0, 0.0, 0.0))[0] / per_line[int(ln)],
                       m.pipes.get(int(ln), (0.0, 0.0, 0.0))[1] / per_line[int(ln)],
@@ -445,5 +444,6 @@ def pc_weights(m: SassMap, lines) -> np.ndarray:
                       1.0 if int(ln) in yields and last[int(ln)] == pc else 0.0,
                       rd_set.get(int(ln), 0), rd_wait.get(int(ln), 0) if first[int(ln)] == pc else 0,
                       m.uldc.get(int(ln), 0) if first[int(ln)] == pc else 0,
-                      m.pipes.get(int(ln), (0.0, 0.0, 0.0))[2] / per_line[int(ln)])
-                     for pc, ln in enumerate(lines)], np.float64).reshape(-1, 13)
+                      m.pipes.get(int(ln), (0.0, 0.0, 0.0))[2] / per_line[int(ln)],
+                      1.0 if first[int(ln)] == pc and int(ln) in joins else 0.0)
+                     for pc, ln in enumerate(lines)], np.float64).reshape(-1, 14)

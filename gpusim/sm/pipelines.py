@@ -88,6 +88,11 @@ class PipelineSpec:
     fp8_dispatch: int = param(18, "cycles", "issue slots of an e4m3/e5m2 mma.sync: the ~18 SASS instructions "
                                             "ptxas emulates it with (fitted: 0.164 inst/cycle/SM at 16 warps)",
                               (1, 10_000))
+    lat_bsync: int = param(17, "cycles", "the SASS model: a warp reaching ptxas's convergence barrier (BSYNC, the "
+                                        "join of a branch it may diverge on) issues the next instruction this long "
+                                        "after its last one, diverged or not (branch_resolving; fitted: probe "
+                                        "bsync_cost, 52.5 / 92.4 cycles a trip against the H200's 53.3 / 92.3)",
+                           (0, MAX_CYCLES))
     divergence_cycles: int = param(6, "cycles", "extra delay after a divergent branch: pushing the reconvergence "
                                                 "point (BSSY) and later re-joining the paths (BSYNC)", (0, MAX_CYCLES))
 
@@ -130,7 +135,8 @@ class PipelineSpec:
 
 
 Pipes = namedtuple("Pipes", "latency interval divergence_delay free_at tensor_lat tensor_ii tensor_family "
-                             "tensor_hold tensor_block counters slots debt alu fma xu busy_lo busy_hi busy_n busy_head")
+                             "tensor_hold tensor_block counters slots debt alu fma xu busy_lo busy_hi busy_n busy_head "
+                             "join lat_join")
 BUSY_RING = 32      # busy stretches remembered per pipeline (a longer wait takes their busy share)
 SLOT = 16           # `slots` is fixed point: SLOT = one SASS issue slot
 SLOTS_ISSUED = 2 * 3    # counters[SLOTS_ISSUED]: SASS issue slots taken (x SLOT), after the tensor families
@@ -167,6 +173,8 @@ def make_state(spec: PipelineSpec, n_subpartitions: int, lsu_latency: int, atomi
         sl, alu, fma = (np.ascontiguousarray(a[:, i]) for i in range(3))
         # without the MUFU column the SFU lines keep the PTX class's pipe
         xu = np.ascontiguousarray(a[:, 3]) if a.shape[1] > 3 else np.full(a.shape[0], -1, np.int64)
+    join = np.zeros(n, np.int64) if slots is None or np.asarray(slots).shape[1] < 5 else \
+        np.ascontiguousarray(np.asarray(slots, np.int64)[:, 4])
     if slots is not None:
         # the SASS map carries the expansion of 64-bit integer work: its pipe slots are INT slots
         t[oc.CLASSES.index("int64"), 1] = t[oc.CLASSES.index("int"), 1]
@@ -177,7 +185,7 @@ def make_state(spec: PipelineSpec, n_subpartitions: int, lsu_latency: int, atomi
                  np.zeros((n_subpartitions, len(oc.CLASSES), BUSY_RING), np.int64),
                  np.zeros((n_subpartitions, len(oc.CLASSES), BUSY_RING), np.int64),
                  np.zeros((n_subpartitions, len(oc.CLASSES), BUSY_RING), np.int64),
-                 np.zeros((n_subpartitions, len(oc.CLASSES)), np.int64))
+                 np.zeros((n_subpartitions, len(oc.CLASSES)), np.int64), join, np.int64(spec.lat_bsync))
 
 
 def counters(p: Pipes) -> dict:
@@ -207,6 +215,14 @@ def take_slots(p, sp, pc):
         return -1
     p.debt[sp] = d
     return 0
+
+
+@njit(inline="always")
+def join_hold(p, pc):
+    """Cycles after its last issue a warp whose next instruction is at pc may issue it: `lat_bsync` where ptxas
+    put a BSYNC before the line's SASS (the join after a branch the warp may diverge on; the H100 samples it as
+    branch_resolving and wait on the instruction after the BSYNC, about 16 cycles, diverged or not), else 0."""
+    return p.lat_join if p.join[pc] != 0 else 0
 
 
 @njit(inline="always")

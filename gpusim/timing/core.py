@@ -25,7 +25,7 @@ from gpusim.sm.copygroups import copy_issued, group_op
 from gpusim.sm.executor import S_BARRIER, S_DONE, S_FAULT, init_cta, init_warp, step
 from gpusim.sm.fetch import constant_ready, fetch_ready
 from gpusim.sm.lsu import KIND_LONG, KIND_SHORT, last_begun, memory_timing, mio_behind_lg, spill_traffic, warp_reset
-from gpusim.sm.pipelines import SLOT, accepts_at, busy_cycles, dispatch_hold, occupy, take_slots, warp_block
+from gpusim.sm.pipelines import SLOT, accepts_at, busy_cycles, dispatch_hold, join_hold, occupy, take_slots, warp_block
 from gpusim.sm.scheduler import GTO, GTY, NEVER, account, priority, slot_warp, subpartition_of, wake
 from gpusim.sm.scoreboard import clear, mark_written, operands_read, operands_ready, reads_released
 from gpusim.sm.simt import settle
@@ -45,18 +45,7 @@ from gpusim.sm.stalls import (
     WAIT,
     sampled_as,
 )
-from gpusim.sm.state import (
-    CL_RANK,
-    CL_SIZE,
-    NBAR,
-    TI_ATOM,
-    TI_MASK,
-    TI_SIZE,
-    TI_SPACE,
-    TI_STORE,
-    W_DONE,
-    W_READY,
-)
+from gpusim.sm.state import CL_RANK, CL_SIZE, NBAR, TI_ATOM, TI_MASK, TI_SIZE, TI_SPACE, TI_STORE, W_DONE, W_READY
 from gpusim.timing.events import (
     note_hold,
     note_issue,
@@ -269,6 +258,10 @@ def issue(P, M, U, counters, w, pc, now):
         if resume > s.ready_at[w]:
             s.ready_at[w] = resume
             s.reason[w] = BARRIER
+    if U.pipes.lat_join > 0 and M.sp[w] > 0 and r != S_DONE:     # the SASS model: its next line opens a join
+        hold = now + join_hold(U.pipes, M.spc[w, M.sp[w] - 1])
+        if hold > s.ready_at[w]:
+            s.ready_at[w], s.reason[w] = hold, BRANCH_RESOLVING
     # a barrier, and lanes leaving (exit, ret, or a branch straight to the exit), can release warps
     # of the CTA that wait at a barrier
     if cls == oc.C_BARRIER or op == OP_EXIT or op == OP_RET or (op == OP_BRA and P.ins[pc, oc.F_MOD] == 1):
