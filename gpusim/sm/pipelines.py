@@ -93,8 +93,10 @@ class PipelineSpec:
                                         "after its last one, diverged or not (branch_resolving; fitted: probe "
                                         "bsync_cost, 52.5 / 92.4 cycles a trip against the H200's 53.3 / 92.3)",
                            (0, MAX_CYCLES))
-    divergence_cycles: int = param(6, "cycles", "extra delay after a divergent branch: pushing the reconvergence "
-                                                "point (BSSY) and later re-joining the paths (BSYNC)", (0, MAX_CYCLES))
+    divergence_cycles: int = param(17, "cycles", "extra delay after a divergent branch: pushing the reconvergence "
+                                                 "point (BSSY) and later re-joining the paths (BSYNC) (fitted: probe "
+                                                 "bsync_cost's divergent form, 109.0 cycles a trip against the H200's "
+                                                 "109.3; 6 until the twenty-ninth pass, not fitted)", (0, MAX_CYCLES))
 
     def class_timing(self, lsu_latency: int, atomic_latency: int) -> np.ndarray:
         """(latency, issue interval) per instruction class, in the order of isa.opcodes.CLASSES."""

@@ -2,8 +2,10 @@
 
 The bsync_cost probe (validation/probes/bsync_cost.py, probe_bsync_cost_h200.json): a warp's loop trip with an
 `if` every lane skips takes 53.3 cycles on the H200, with one every lane runs 92.3, against 28.1 without the
-`if`. gpusim charged a join nothing (39.1 and 77.2 a trip, the BSYNC's issue slot counted on the body's last
-line); `pipes.lat_bsync` (17) is fitted on it, and the BSYNC goes to the join's first line."""
+`if`; with half the lanes running it (the warp splits) 109.3. gpusim charged a join nothing (39.1 and 77.2 a trip,
+the BSYNC's issue slot counted on the body's last line) and a split 6 cycles (98.0 a trip once the join was
+charged); `pipes.lat_bsync` (17) and `pipes.divergence_cycles` (17) are fitted on it, and the BSYNC goes to the
+join's first line."""
 
 import dataclasses
 import json
@@ -26,18 +28,20 @@ def _launcher(**pipes):
     return launch
 
 
-def test_a_loop_trip_through_a_join_takes_the_h200s_time_whether_the_warp_skips_the_body_or_runs_it():
+def test_a_loop_trip_through_a_join_takes_the_h200s_time_whether_the_warp_skips_the_body_runs_it_or_splits():
     hw = {r["form"]: r["cycles_per_trip"] for r in json.loads(DATA.read_text())["runs"]}
     launch = _launcher()
-    for form in (1, 2):
+    for form in (1, 2, 3):
         sim = run(launch, form, 4)["cycles_per_trip"]
         assert abs(sim / hw[FORMS[form]] - 1) < 0.05, (FORMS[form], sim, hw[FORMS[form]])
 
 
-def test_without_the_join_hold_a_skipped_body_is_far_too_cheap():
+def test_without_the_join_hold_a_skipped_body_is_far_too_cheap_and_a_split_without_its_cost_too_cheap():
     hw = {r["form"]: r["cycles_per_trip"] for r in json.loads(DATA.read_text())["runs"]}
     sim = run(_launcher(lat_bsync=0), 1, 4)["cycles_per_trip"]
     assert sim < 0.8 * hw["skipped"], (sim, hw["skipped"])
+    sim = run(_launcher(divergence_cycles=6), 3, 4)["cycles_per_trip"]
+    assert sim < 0.92 * hw["divergent"], (sim, hw["divergent"])
 
 
 def test_a_bsync_belongs_to_the_first_line_after_it_not_the_body_before_it():

@@ -12,6 +12,7 @@ integer chain and, in the forms with an `if`, a body of the same chain plus a sh
   0 plain     no `if`: the chain alone
   1 skipped   the `if` with k = 0: every lane skips the body (the warp takes the branch to the join)
   2 taken     the `if` with k = 32: every lane runs the body (the warp falls through to the join)
+  3 divergent the `if` with k = 16: half the lanes run the body (the warp splits, and its paths meet at the join)
 
 Per form: cycles per trip (median over the 132 warps); `if` forms minus the plain form give the join's cost.
 
@@ -34,7 +35,7 @@ from numba import cuda, int32  # noqa: E402
 
 from validation.cases._intrinsics import clock64  # noqa: E402
 
-FORMS = ("plain", "skipped", "taken")
+FORMS = ("plain", "skipped", "taken", "divergent")
 STEPS = 256
 
 
@@ -87,7 +88,7 @@ def run(launch, form: int, grid: int) -> dict:
     block = 32
     out = np.zeros(grid * block, np.int32)
     rec = np.zeros((grid * block // 32, 2), np.int64)
-    k = 0 if form == 1 else 32
+    k = {1: 0, 3: 16}.get(form, 32)
     launch(bsync_plain if form == 0 else bsync_if, grid, block, np.int32(k), out, rec)
     per_trip = (rec[:, 1] - rec[:, 0]) / STEPS
     return {"form": FORMS[form], "k": k, "cycles_per_trip": float(np.median(per_trip)),
