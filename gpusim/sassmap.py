@@ -17,8 +17,9 @@ every SASS instruction, the PTX line it came from. So the mapping is explicit an
     BSSY/BSYNC; the line's other blocks are parts on the same path and add to the total (a
     warp-aggregated atomic's VOTEU/FLO/POPC, its ATOMG and its SHFL may sit in three blocks);
   * SASS with no line (the prologue, BSSY, the trailing self-branch and NOP padding) goes to the nearest line
-    before it in its block, else after it; a BSYNC to the first line after it (it opens the join, which every
-    path runs: sm/pipelines.py `join_hold`); the dead self-branch after the last EXIT and NOPs are dropped;
+    before it in its block, else after it; a BSYNC, whatever line the listing names, to the first line after it
+    (it opens the join every path runs: sm/pipelines.py `join_hold`); the dead self-branch after the last EXIT
+    and NOPs are dropped;
   * a line inside PTX loops counts only its copies inside as many SASS loops (`_kept_copies`): what ptxas
     hoisted out of a loop, or out of an inner loop into the outer one, runs once per enclosing trip, not
     per execution of the line. PTX loops are the branches back to a label whose code reaches the branch

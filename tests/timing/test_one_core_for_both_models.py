@@ -1,5 +1,5 @@
 """One compiled timing core serves both models: the SASS model's unit state (per-pc tables cut from its
-(pc, 13) slots array) has exactly the numba types of the PTX model's. A strided column (lsu.aggregated
+(pc, 14) slots array) has exactly the numba types of the PTX model's. A strided column (lsu.aggregated
 was one) makes numba compile the whole core a second time on the first SASS-model launch, minutes on 2
 cores, and in every test worker."""
 import numpy as np
@@ -23,7 +23,7 @@ def _types(units) -> dict:
 def test_sass_model_state_has_the_ptx_models_types():
     d = load_ptx(PTX)["warmup"].decoded
     ptx = _types(make_units(TINY, d, 4, 1))
-    slots = np.arange(d.n * 13, dtype=np.int64).reshape(d.n, 13)     # as launch builds it: one (pc, 13) array
+    slots = np.arange(d.n * 14, dtype=np.int64).reshape(d.n, 14)     # as launch builds it: one (pc, 14) array
     sass = _types(make_units(TINY, d, 4, 1, slots=slots))
     assert ptx.keys() == sass.keys()
     assert {k: (ptx[k], sass[k]) for k in ptx if ptx[k] != sass[k]} == {}
