@@ -287,10 +287,11 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
     depth (`parse_blocks`): a line inside a PTX loop then counts only its copies in SASS loops or unrolled
     blocks, as deep as its PTX loops where ptxas kept them (`_kept_copies`)."""
     ptx = text.splitlines()
-    kept = _kept_copies(blocks, depth, ptx_loops(text), text) if depth is not None else None
+    m = SassMap()
+    per_block, m.joins = block_lines(blocks)
+    kept = _kept_copies(blocks, per_block, depth, ptx_loops(text), text) if depth is not None else None
     one_to_one = _one_to_one_lines(ptx)
     local_lines = {i + 1 for i, s in enumerate(ptx) if re.search(r"\b(ld|st)\.local\b", s)}
-    m = SassMap()
     per_line_copies: dict = defaultdict(list)      # line -> [count / unroll, per block]
     primary_copies: Counter = Counter()            # line -> blocks holding its load/store/atomic/FP32 itself
     work_copies: Counter = Counter()               # line -> blocks holding more of it than constant reads
@@ -301,7 +302,6 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
     last_ctrl: dict = {}                           # line -> control bits of its last SASS instruction
     at = 0                                         # listing position of the block's first instruction
     seen_blocks: set = set()                       # constant-bank blocks a ULDC has read already
-    per_block, m.joins = block_lines(blocks)
     for bi, (blk, lines) in enumerate(zip(blocks, per_block)):
         _rank_lines(m.rank, blk, lines, at, None if kept is None else {ln for ln in lines if (bi, ln) in kept})
         at += len(blk)
@@ -386,7 +386,7 @@ def _unroll(blk, lines, one_to_one) -> int:
     return max(1, steady.most_common(1)[0][0]) if steady else 1
 
 
-def _kept_copies(blocks, depth, loops, text) -> set:
+def _kept_copies(blocks, per_block, depth, loops, text) -> set:
     """(block, line) pairs whose SASS counts per execution of the line. A line inside a PTX loop that ptxas
     kept as a loop (some line of it has SASS in a SASS loop or an unrolled block) counts only its copies
     there: its others were hoisted out of the loop or peeled off it, and run once per loop, not per trip.
@@ -396,7 +396,7 @@ def _kept_copies(blocks, depth, loops, text) -> set:
     ptx = text.splitlines()
     one_to_one = _one_to_one_lines(ptx)
     where: dict = defaultdict(list)          # line -> [(block, SASS loop depth, an unrolled block counting one)]
-    for bi, (blk, lines) in enumerate(zip(blocks, block_lines(blocks)[0])):
+    for bi, (blk, lines) in enumerate(zip(blocks, per_block)):
         d = int(depth[bi]) + (_unroll(blk, lines, one_to_one) > 1)
         for ln in set(lines):
             if ln is not None:

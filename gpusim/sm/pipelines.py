@@ -167,6 +167,7 @@ def make_state(spec: PipelineSpec, n_subpartitions: int, lsu_latency: int, atomi
     t = spec.class_timing(lsu_latency, atomic_latency)
     lat, ii, fam, hold, block = _tensor_tables(spec, d, subpartitions_per_sm)
     n = d.n if d is not None else 1
+    join = np.zeros(n, np.int64)
     if slots is None:
         sl, alu, fma, xu = (np.full(n, SLOT, np.int64), np.full(n, -1, np.int64), np.full(n, -1, np.int64),
                             np.full(n, -1, np.int64))
@@ -175,8 +176,8 @@ def make_state(spec: PipelineSpec, n_subpartitions: int, lsu_latency: int, atomi
         sl, alu, fma = (np.ascontiguousarray(a[:, i]) for i in range(3))
         # without the MUFU column the SFU lines keep the PTX class's pipe
         xu = np.ascontiguousarray(a[:, 3]) if a.shape[1] > 3 else np.full(a.shape[0], -1, np.int64)
-    join = np.zeros(n, np.int64) if slots is None or np.asarray(slots).shape[1] < 5 else \
-        np.ascontiguousarray(np.asarray(slots, np.int64)[:, 4])
+        if a.shape[1] > 4:
+            join = np.ascontiguousarray(a[:, 4])
     if slots is not None:
         # the SASS map carries the expansion of 64-bit integer work: its pipe slots are INT slots
         t[oc.CLASSES.index("int64"), 1] = t[oc.CLASSES.index("int"), 1]
@@ -187,7 +188,8 @@ def make_state(spec: PipelineSpec, n_subpartitions: int, lsu_latency: int, atomi
                  np.zeros((n_subpartitions, len(oc.CLASSES), BUSY_RING), np.int64),
                  np.zeros((n_subpartitions, len(oc.CLASSES), BUSY_RING), np.int64),
                  np.zeros((n_subpartitions, len(oc.CLASSES), BUSY_RING), np.int64),
-                 np.zeros((n_subpartitions, len(oc.CLASSES)), np.int64), join, np.int64(spec.lat_bsync))
+                 np.zeros((n_subpartitions, len(oc.CLASSES)), np.int64), join,
+                 np.int64(spec.lat_bsync if join.any() else 0))     # no joins: the core skips the check
 
 
 def counters(p: Pipes) -> dict:
