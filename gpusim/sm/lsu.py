@@ -93,9 +93,13 @@ class LSUSpec:
                                                    "one-lane REDs at once (active 2.1k of 53k cycles, as on the "
                                                    "H100), atomic_one_address's stay active 710k of 807k (H100 "
                                                    "704k of 787k)", (0, 1 << 20))
-    combine_window: int = param(1000, "cycles", "the most cycles between a warp's stores that merge (fitted: "
-                                                "store_rows2 +3.1%, store_rows4 +2.7% when all merge; with 32 "
-                                                "cycles +30% and +151%)", (0, MAX_CYCLES))
+    combine_window: int = param(150, "cycles", "the most cycles between a warp's stores that merge. Fitted on the "
+                                               "lds_after_bar probe's bar_sts_stg form (a warp's 4-line partial "
+                                               "store every scan step, 1 / 4 / 8 CTAs per SM, H200 45.1k / 178.1k / "
+                                               "340.6k cycles, its L1 merging 27% / 2% / 1% of the sectors): "
+                                               "+6% / -1% / +2%; with 1000 (until 2026-11-29) -40% / -67% / -70%, "
+                                               "every store merged. store_rows2 +2.4%, store_rows4 +10.5% (+5.0% "
+                                               "with 1000); with 32 +30% and +151%", (0, MAX_CYCLES))
     # memory order at gpu scope (probe atomic_order: 64 uncontended atomics a thread, one warp a sub-partition;
     # H200 cycles a step relaxed 128, release 837, acquire 615, acq_rel 1,182; a lone warp's release 427, and
     # 1,052 with the CTA's other warps streaming stores: a fence waits for its SM's writes, not only its warp's)

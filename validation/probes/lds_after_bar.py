@@ -8,8 +8,15 @@ Here one CTA of 256 threads per SM walks STEPS steps of ho_scan_exclusive's patt
   0 bar_sts   barrier; two shared loads; an add on both; barrier; a shared store (the scan's step)
   1 bar       barrier; two shared loads; an add on both (no store, one barrier)
   2 nobar     two shared loads; an add on both; a shared store (no barrier)
+  3 bar_sts_stg  the scan's step and a global store of 4 bytes a thread at a 16-byte stride (4 lines a warp,
+              partial sectors, as the scan's tail writes), queued in the MIO ahead of the next step's loads
 
-Per form: cycles per step (median over the warps). Diagnosis; nothing is fitted on it.
+`--grid 1056` runs 8 CTAs per SM (ho_scan_exclusive's occupancy) instead of one.
+
+Per form: cycles per step (median over the warps). Forms 0-2 are diagnosis; `lsu.combine_window` is fitted on
+form 3's whole-kernel cycles at 1, 4 and 8 CTAs per SM (ncu's gpc__cycles_elapsed.max and store counters,
+validation/data/h100/probe_lds_after_bar_stores_h200.json): the H200's L1 stops merging a warp's stores to the
+same lines when they come a scan step apart.
 
     python3 validation/probes/lds_after_bar.py --out validation/data/h100/probe_lds_after_bar_h200.json
     python3 validation/probes/lds_after_bar.py --gpusim [--set K=V] --out PATH
@@ -30,7 +37,7 @@ from numba import cuda, uint32  # noqa: E402
 
 from validation.cases._intrinsics import clock64  # noqa: E402
 
-FORMS = ("bar_sts", "bar", "nobar")
+FORMS = ("bar_sts", "bar", "nobar", "bar_sts_stg")
 STEPS = 128
 BLOCK = 256
 
@@ -92,11 +99,33 @@ def lds_nobar(k, out, rec):
         rec[w, 1] = t1
 
 
-KERNELS = (lds_bar_sts, lds_bar, lds_nobar)
+def lds_bar_sts_stg(k, out, rec):
+    s = cuda.shared.array(512, uint32)
+    tid = cuda.threadIdx.x
+    s[tid] = uint32(tid)
+    s[tid + 256] = uint32(tid * 3)
+    acc = uint32(tid + k)
+    g = (cuda.blockIdx.x * BLOCK + tid) * 4
+    t0 = clock64()
+    for i in range(STEPS):
+        cuda.syncthreads()
+        acc += s[(tid + i) & 255] + s[256 + ((tid + 2 * i) & 255)]
+        cuda.syncthreads()
+        s[tid] = acc & uint32(255)
+        out[g + (i & 3)] = acc
+    t1 = clock64()
+    out[cuda.blockIdx.x * BLOCK + tid] = acc
+    if tid & 31 == 0:
+        w = (cuda.blockIdx.x * BLOCK + tid) >> 5
+        rec[w, 0] = t0
+        rec[w, 1] = t1
+
+
+KERNELS = (lds_bar_sts, lds_bar, lds_nobar, lds_bar_sts_stg)
 
 
 def run(launch, form: int, grid: int) -> dict:
-    out = np.zeros(grid * BLOCK, np.uint32)
+    out = np.zeros(grid * BLOCK * 4, np.uint32)
     rec = np.zeros((grid * BLOCK // 32, 2), np.int64)
     launch(KERNELS[form], grid, BLOCK, np.uint32(0), out, rec)
     per_step = (rec[:, 1] - rec[:, 0]) / STEPS
