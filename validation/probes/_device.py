@@ -95,7 +95,7 @@ def clock_probe(probe: str, doc: str, make_rows, settings=None, argv=None, **ext
         gpu, over = gpusim_h100(args.set)
 
         def launch(kernel, grid, block, *host):
-            gpusim.launch(kernel, grid, block, *host, gpu=gpu, mode="timing", model="sass")
+            return gpusim.launch(kernel, grid, block, *host, gpu=gpu, mode="timing", model="sass")
         record = {"probe": probe, "where": "gpusim (h100, SASS model)", "overrides": over, "runs": []}
         for r in make_rows(launch, args):
             record["runs"].append(r)

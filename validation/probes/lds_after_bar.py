@@ -19,7 +19,7 @@ validation/data/h100/probe_lds_after_bar_stores_h200.json): the H200's L1 stops 
 same lines when they come a scan step apart.
 
     python3 validation/probes/lds_after_bar.py --out validation/data/h100/probe_lds_after_bar_h200.json
-    python3 validation/probes/lds_after_bar.py --gpusim [--set K=V] --out PATH
+    python3 validation/probes/lds_after_bar.py --gpusim [--set K=V] [--grid G --only F] --out PATH
 """
 from __future__ import annotations
 
@@ -127,10 +127,13 @@ KERNELS = (lds_bar_sts, lds_bar, lds_nobar, lds_bar_sts_stg)
 def run(launch, form: int, grid: int) -> dict:
     out = np.zeros(grid * BLOCK * 4, np.uint32)
     rec = np.zeros((grid * BLOCK // 32, 2), np.int64)
-    launch(KERNELS[form], grid, BLOCK, np.uint32(0), out, rec)
+    res = launch(KERNELS[form], grid, BLOCK, np.uint32(0), out, rec)
     per_step = (rec[:, 1] - rec[:, 0]) / STEPS
-    return {"form": FORMS[form], "cycles_per_step": float(np.median(per_step)), "min": float(per_step.min()),
-            "max": float(per_step.max()), "warps": int(per_step.size)}
+    row = {"form": FORMS[form], "cycles_per_step": float(np.median(per_step)), "min": float(per_step.min()),
+           "max": float(per_step.max()), "warps": int(per_step.size)}
+    if res is not None:     # gpusim: the whole kernel's cycles, as ncu's gpc__cycles_elapsed.max on the device
+        row["kernel_cycles"] = int(res.cycles)
+    return row
 
 
 def main():
