@@ -102,9 +102,10 @@ class LSUSpec:
                                                "with 1000); with 32 +30% and +151%", (0, MAX_CYCLES))
     combine_ascending: int = param(1, "flag", "a store merges only if it does not start below the warp's previous "
                                               "one (its lowest lane address): four stores of a 16-B row a "
-                                              "thread, +4, +0, +8, +12, merge as two (ho_scan_exclusive: the L2 "
-                                              "gets 0.50 of the L1's store sectors in ncu's counting, 0.28 for "
-                                              "store_rows4's +0, +4, +8, +12); 0: any order", (0, 1))
+                                              "thread, +4, +0, +8, +12, merge as two (ncu: ho_scan_exclusive's "
+                                              "L2 gets 0.755 write sectors per L1 store sector, store_rows4's "
+                                              "+0, +4, +8, +12 0.425, 1.51 where nothing merges); 0: any order",
+                                   (0, 1))
     # memory order at gpu scope (probe atomic_order: 64 uncontended atomics a thread, one warp a sub-partition;
     # H200 cycles a step relaxed 128, release 837, acquire 615, acq_rel 1,182; a lone warp's release 427, and
     # 1,052 with the CTA's other warps streaming stores: a fence waits for its SM's writes, not only its warp's)
