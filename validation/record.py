@@ -5,7 +5,8 @@
 
 For each case: check the outputs against the numpy reference (pass/fail, sha256 checksums); time
 the kernel with CUDA events (3 warm-ups, then the median of --reps launches, and again with the L2
-flushed before each launch by writing a 256 MiB buffer; a %clock64 spin kernel before each timed
+flushed before each launch by writing a 256 MiB buffer and then reading another (so the L2 holds clean lines of
+neither the case's arrays, as after ncu's cache control); a %clock64 spin kernel before each timed
 launch hides the host's launch overhead); read the in-kernel %clock64 figures (first launch, after
 the warm loop, after the flushed loop); store the PTX (numba compile_ptx, cc 9.0), SASS and the
 compiler's resource use; then profile one launch of each case under Nsight Compute by re-running
@@ -90,12 +91,28 @@ def _flush(buf, v):
         i += cuda.gridsize(1)
 
 
+def _sweep(buf, sink):
+    i = cuda.grid(1)
+    s = 0
+    while i < buf.size:
+        s += buf[i]
+        i += cuda.gridsize(1)
+    if s == -1:             # never: keeps the loads
+        sink[0] = s
+
+
 class Timer:
     def __init__(self):
         self.cuda = cuda
         self.delay = cuda.jit(_delay)
         self.flusher = cuda.jit(_flush)
         self.buf = cuda.device_array(FLUSH_BYTES // 4, np.int32)
+        # Writing leaves the L2 full of dirty lines, whose write-backs then compete with the launch's reads (on an
+        # H200 a CTA's warps got their DRAM data 2.3-3x as far apart after the write alone as after the write and
+        # this read: validation/probes/cta_spread.py). Reading a second buffer leaves clean lines, as ncu does.
+        self.sweeper = cuda.jit(_sweep)
+        self.clean = cuda.to_device(np.zeros(FLUSH_BYTES // 4, np.int32))
+        self.sink = cuda.device_array(1, np.int32)
         try:
             self.e0, self.e1 = cuda.event(timing=True), cuda.event(timing=True)
         except TypeError:  # numba's CUDA simulator
@@ -105,6 +122,7 @@ class Timer:
     def flush(self):
         self.n_flush += 1
         self.flusher[1056, 256](self.buf, np.int32(self.n_flush))
+        self.sweeper[1056, 256](self.clean, self.sink)
 
     def time(self, k, grid, block, dargs, n, flush):
         ts = []
@@ -183,7 +201,8 @@ def measure_case(case, launcher, timer, outdir: Path, reps: int) -> dict:
            "duration": {"warm": warm, "l2_flushed": flushed,
                         "method": "CUDA events around one launch, after a %clock64 spin kernel "
                                   f"({DELAY_CYCLES} cycles) that hides host launch overhead; "
-                                  "l2_flushed writes a 256 MiB buffer before each launch"},
+                                  "l2_flushed writes a 256 MiB buffer, then reads another, before each "
+                                  "launch (records before 2026-11-29: the write alone, leaving the L2 dirty)"},
            "clock64": clock, "kernel": kernel_info(case, k, inp, outdir),
            "wall_s": round(time.time() - t0, 2)}
     launcher.last = None
@@ -282,7 +301,7 @@ def main(argv=None) -> int:
     dev["ncu_device_attributes"] = ncu_meta.pop("device_attributes", {})
     write_json(outdir / "device.json", dev)
     prov.update({"clock_control": "none", "cache_control": "all (ncu); timing: none, l2_flushed "
-                 "variant writes 256 MiB before each launch", "ncu_flags": _ncu.NCU_FLAGS,
+                 "variant writes 256 MiB, then reads another 256 MiB, before each launch", "ncu_flags": _ncu.NCU_FLAGS,
                  "sass_note": SASS_NOTE, "record_wall_s": round(time.time() - start, 1)})
     for name, rec in records.items():
         rec["ncu"] = ncu_results.get(name, {"missing": True})
