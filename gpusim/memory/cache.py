@@ -1,9 +1,10 @@
 """A sectored, set-associative cache over arrays (numba), with a replacement policy by name.
 
 `Cache` holds, per cache instance u (e.g. one L1 per SM), set and way: tag (line number, -1 empty),
-valid (sector bit mask), dirty (sector bit mask), ready[..., 4] (cycle each sector's data arrives)
-and meta (the replacement policy's number, gpusim/memory/replacement.py). Lines are 128 B of four
-32-B sectors; a line's set is a hash of its number.
+valid (sector bit mask), dirty (sector bit mask), ready[..., 4] (cycle each sector's data arrives),
+meta (the replacement policy's number, gpusim/memory/replacement.py) and mark (a sector bit mask the
+owner uses for bookkeeping of its own: the L2 marks the sectors a 64-B DRAM burst brought unasked).
+Lines are 128 B of four 32-B sectors; a line's set is a hash of its number.
 """
 from __future__ import annotations
 
@@ -14,14 +15,15 @@ import numpy as np
 from gpusim.jit import njit
 from gpusim.memory.replacement import POLICIES, insert, touch, victim
 
-Cache = namedtuple("Cache", "tag valid dirty ready meta policy")
+Cache = namedtuple("Cache", "tag valid dirty ready meta policy mark")
 
 
 def make_cache(units: int, size_bytes: int, assoc: int, policy: str = "lru", line_bytes: int = 128) -> Cache:
     sets = max(1, size_bytes // (line_bytes * assoc))
     shape = (units, sets, assoc)
     return Cache(np.full(shape, -1, np.int64), np.zeros(shape, np.int64), np.zeros(shape, np.int64),
-                 np.zeros(shape + (4,), np.int64), np.zeros(shape, np.int64), np.int64(POLICIES[policy]))
+                 np.zeros(shape + (4,), np.int64), np.zeros(shape, np.int64), np.int64(POLICIES[policy]),
+                 np.zeros(shape, np.int64))
 
 
 @njit
@@ -74,6 +76,7 @@ def fill(c, u, sector, when, now, make_dirty):
         c.tag[u, s, way] = line
         c.valid[u, s, way] = 0
         c.dirty[u, s, way] = 0
+        c.mark[u, s, way] = 0
         insert(c.policy, c.meta, u, s, way, now)
     else:
         touch(c.policy, c.meta, u, s, way, now)
@@ -82,6 +85,24 @@ def fill(c, u, sector, when, now, make_dirty):
         c.dirty[u, s, way] |= 1 << sec
     c.ready[u, s, way, sec] = when
     return evicted
+
+
+@njit
+def take_mark(c, u, sector, set_it):
+    """Whether `sector` (held by cache instance u) carries its mark; clears it, or sets it with `set_it`.
+    No replacement-state change."""
+    line = sector >> 2
+    s = set_index(line, c.tag.shape[1])
+    bit = np.int64(1) << (sector & 3)
+    for w in range(c.tag.shape[2]):
+        if c.tag[u, s, w] == line:
+            had = (c.mark[u, s, w] & bit) != 0
+            if set_it:
+                c.mark[u, s, w] |= bit
+            else:
+                c.mark[u, s, w] &= ~bit
+            return had
+    return False
 
 
 @njit

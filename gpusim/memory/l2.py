@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpusim.jit import njit
-from gpusim.memory.cache import dirty_sectors, fill, holds_line, make_cache, probe
+from gpusim.memory.cache import dirty_sectors, fill, holds_line, make_cache, probe, take_mark
 from gpusim.memory.dram import dram_burst_extra, dram_read, dram_writeback
 from gpusim.memory.interconnect import deliver, hop
 from gpusim.memory.replacement import check_policy
@@ -165,7 +165,10 @@ def l2_access(l2, noc, dram, sm, sector, now, is_write, partial=False, merge=0):
     half = l2.latency // 2
     l2.counters[LOOKUPS] += 1
     r = probe(l2.cache, 0, sector, t)
-    if r >= 0:
+    # as ncu counts: every write is a hit, and so is a read the sector is present or on its way for, unless only a
+    # 64-B DRAM burst brought it, which no SM had asked for yet (its first request counts as the miss)
+    unasked = r >= 0 and take_mark(l2.cache, 0, sector, False)
+    if is_write or (r >= 0 and not unasked):
         l2.counters[HITS] += 1
     _probe(l2, sl, t, r >= 0)
     if is_write:
@@ -186,6 +189,7 @@ def l2_access(l2, noc, dram, sm, sector, now, is_write, partial=False, merge=0):
         if probe(l2.cache, 0, pair, t) < 0:
             dram_burst_extra(dram, sector, t + half)
             _install(l2, dram, pair, done, t, False)
+            take_mark(l2.cache, 0, pair, True)
     return deliver(noc, sm, done + (l2.latency - half) + h, 32)
 
 
