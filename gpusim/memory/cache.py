@@ -88,21 +88,29 @@ def fill(c, u, sector, when, now, make_dirty):
 
 
 @njit
-def take_mark(c, u, sector, set_it):
-    """Whether `sector` (held by cache instance u) carries its mark; clears it, or sets it with `set_it`.
-    No replacement-state change."""
+def probe_unasked(c, u, sector, now):
+    """`probe`, and whether the sector carried its mark (which it then loses): (ready cycle or -1, marked)."""
     line = sector >> 2
     s = set_index(line, c.tag.shape[1])
-    bit = np.int64(1) << (sector & 3)
+    sec = sector & 3
+    for w in range(c.tag.shape[2]):
+        if c.tag[u, s, w] == line and (c.valid[u, s, w] >> sec) & 1:
+            touch(c.policy, c.meta, u, s, w, now)
+            marked = (c.mark[u, s, w] >> sec) & 1
+            c.mark[u, s, w] &= ~(np.int64(1) << sec)
+            return c.ready[u, s, w, sec], marked != 0
+    return np.int64(-1), False
+
+
+@njit
+def set_mark(c, u, sector):
+    """Mark `sector`, held by cache instance u (no replacement-state change)."""
+    line = sector >> 2
+    s = set_index(line, c.tag.shape[1])
     for w in range(c.tag.shape[2]):
         if c.tag[u, s, w] == line:
-            had = (c.mark[u, s, w] & bit) != 0
-            if set_it:
-                c.mark[u, s, w] |= bit
-            else:
-                c.mark[u, s, w] &= ~bit
-            return had
-    return False
+            c.mark[u, s, w] |= np.int64(1) << (sector & 3)
+            return
 
 
 @njit

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpusim.jit import njit
-from gpusim.memory.cache import dirty_sectors, fill, holds_line, make_cache, probe, take_mark
+from gpusim.memory.cache import dirty_sectors, fill, holds_line, make_cache, probe, probe_unasked, set_mark
 from gpusim.memory.dram import dram_burst_extra, dram_read, dram_writeback
 from gpusim.memory.interconnect import deliver, hop
 from gpusim.memory.replacement import check_policy
@@ -164,10 +164,9 @@ def l2_access(l2, noc, dram, sm, sector, now, is_write, partial=False, merge=0):
     t = np.int64(start)
     half = l2.latency // 2
     l2.counters[LOOKUPS] += 1
-    r = probe(l2.cache, 0, sector, t)
+    r, unasked = probe_unasked(l2.cache, 0, sector, t)
     # as ncu counts: every write is a hit, and so is a read the sector is present or on its way for, unless only a
     # 64-B DRAM burst brought it, which no SM had asked for yet (its first request counts as the miss)
-    unasked = r >= 0 and take_mark(l2.cache, 0, sector, False)
     if is_write or (r >= 0 and not unasked):
         l2.counters[HITS] += 1
     _probe(l2, sl, t, r >= 0)
@@ -189,7 +188,7 @@ def l2_access(l2, noc, dram, sm, sector, now, is_write, partial=False, merge=0):
         if probe(l2.cache, 0, pair, t) < 0:
             dram_burst_extra(dram, sector, t + half)
             _install(l2, dram, pair, done, t, False)
-            take_mark(l2.cache, 0, pair, True)
+            set_mark(l2.cache, 0, pair)
     return deliver(noc, sm, done + (l2.latency - half) + h, 32)
 
 
