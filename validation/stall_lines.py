@@ -1,6 +1,6 @@
 """Where a case's stalls fall, per PTX line: the H100's per-SASS stall sampling against gpusim's per-line stalls.
 
-    python validation/stall_lines.py CASE [--top 15] [--model sass] [--table PATH] [--inst]
+    python validation/stall_lines.py CASE [--top 15] [--model sass] [--table PATH] [--inst | --reason R]
 
 The H100 side is a per-SASS-instruction sampling table (`<case>.sass_stalls.csv` of a collection under
 data/h100/ncu/sass_stalls*/: samples per stall reason per SASS instruction, no line information). Its
@@ -14,6 +14,9 @@ two differ. Diagnosis only; nothing is fitted on it.
 `--inst` compares instead the SASS instructions executed per PTX line: the table's per-SASS `inst_executed`
 against gpusim's executions of the line times the SASS map's weight (what the SASS model issues), largest gaps
 first. It checks the map (copies, unrolling, hoisting) where the H100's whole-kernel count disagrees.
+
+`--reason R` reads the H100's table alone (no gpusim run, no ptxas): the share of all its stall samples that are R,
+per SASS opcode, largest first, e.g. which instructions the H100 samples dispatch_stall on.
 """
 from __future__ import annotations
 
@@ -125,6 +128,19 @@ def sim_per_line(case_name: str, model: str) -> tuple[dict, dict, dict, str]:
     return per, inst, text, texts[-1]
 
 
+def reason_by_opcode(rows: list[dict], reason: str) -> tuple[float, list[tuple[str, float]]]:
+    """The share (%) of all stall samples of a per-SASS table (`hw_rows`) that are `reason`, and that share per
+    SASS opcode, largest first."""
+    total = sum(sum(r["reasons"].values()) for r in rows)
+    per: dict = defaultdict(int)
+    for r in rows:
+        per[r["op"]] += r["reasons"].get(reason, 0)
+    if not total:
+        return 0.0, []
+    ops = sorted(((op, 100 * n / total) for op, n in per.items() if n), key=lambda t: -t[1])
+    return sum(v for _, v in ops), ops
+
+
 def _shares(per: dict) -> tuple[dict, float]:
     tot = sum(sum(d.values()) for d in per.values()) or 1.0
     return {ln: {k: 100.0 * v / tot for k, v in d.items() if v} for ln, d in per.items()}, tot
@@ -143,6 +159,8 @@ def main(argv=None) -> int:
     ap.add_argument("--inst", action="store_true", help="compare SASS instructions executed per PTX line instead "
                                                         "(the H100's per-SASS inst_executed; gpusim's PTX "
                                                         "executions x the SASS map's weights)")
+    ap.add_argument("--reason", help="only the H100's table: the share of its samples that are this reason, per "
+                                     "SASS opcode")
     args = ap.parse_args(argv)
     table = Path(args.table) if args.table else find_table(args.case)
     if table is None:
@@ -150,6 +168,13 @@ def main(argv=None) -> int:
               file=sys.stderr)
         return 2
     rows = hw_rows(table)
+    if args.reason:
+        share, ops = reason_by_opcode(rows, args.reason)
+        print(f"{args.case}: H100 table {table.relative_to(HERE.parent)}; {args.reason}: {share:.1f}% of all stall "
+              "samples; per SASS opcode:")
+        for op, v in ops[:args.top]:
+            print(f"  {op:10s} {v:5.1f}%")
+        return 0
     sim, sim_inst, text, ptx = sim_per_line(args.case, args.model)  # the PTX gpusim ran: its lines are charged
     hw, hw_inst, unmatched = hw_per_line(rows, listing_lines(ptx))
     ptx_lines = ptx.splitlines()

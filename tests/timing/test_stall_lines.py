@@ -25,3 +25,23 @@ def test_tri_sum_puts_the_h100s_barrier_wait_on_the_shared_load_after_its_barrie
     top = [ln for ln in out.splitlines() if "|" in ln][1:]
     assert len(top) == 3 and "long_scoreboard" in top[0]
     assert any("ld.shared" in ln and "barrier:" in ln.split("|")[1] for ln in top)
+
+
+def test_a_reasons_share_per_sass_opcode_is_of_all_samples_and_sums_to_the_reasons_share():
+    rows = [{"op": "ISETP", "reasons": {"dispatch_stall": 3, "not_selected": 1}},
+            {"op": "IMAD", "reasons": {"math_pipe_throttle": 4}},
+            {"op": "ISETP", "reasons": {"dispatch_stall": 1, "wait": 1}}]
+    share, ops = stall_lines.reason_by_opcode(rows, "dispatch_stall")
+    assert share == pytest.approx(40.0) and ops == [("ISETP", pytest.approx(40.0))]
+    assert stall_lines.reason_by_opcode(rows, "barrier") == (0.0, [])
+
+
+def test_the_h100_samples_dispatch_stall_on_alu_instructions_beside_wide_imads_not_plain_ones():
+    share = {}
+    for case in ("int_imad_hi_throughput", "int_imad_throughput"):
+        table = stall_lines.find_table(case)
+        assert table is not None
+        share[case], ops = stall_lines.reason_by_opcode(stall_lines.hw_rows(table), "dispatch_stall")
+        if case == "int_imad_hi_throughput":
+            assert {op for op, _ in ops[:2]} == {"ISETP", "LOP3"}
+    assert share["int_imad_hi_throughput"] > 30 > 2 > share["int_imad_throughput"]
