@@ -58,6 +58,22 @@ def holds_line(c, u, sector):
 
 
 @njit
+def pending(c, u, sector, now, whole_line):
+    """The last cycle a fill of `sector` (whole_line: of any sector of its 128-B line) held by cache instance u
+    arrives, if one is still on its way at `now`; else 0. No state change."""
+    line = sector >> 2
+    s = set_index(line, c.tag.shape[1])
+    t = np.int64(0)
+    for w in range(c.tag.shape[2]):
+        if c.tag[u, s, w] == line:
+            for k in range(4):
+                if (whole_line or k == sector & 3) and (c.valid[u, s, w] >> k) & 1 and c.ready[u, s, w, k] > t:
+                    t = c.ready[u, s, w, k]
+            break
+    return t if t > now else np.int64(0)
+
+
+@njit
 def fill(c, u, sector, when, now, make_dirty):
     """Install `sector` (arriving at `when`). Returns the dirty sectors evicted (to be written back)."""
     line = sector >> 2

@@ -32,7 +32,7 @@ import numpy as np
 from gpusim.isa import opcodes as oc
 from gpusim.jit import njit
 from gpusim.memory.coalescer import coalesce, count_lines
-from gpusim.memory.l1 import l1_load, l1_store_local
+from gpusim.memory.l1 import l1_load, l1_store
 from gpusim.memory.l2 import l2_access
 from gpusim.memory.shared_banks import ATOM, LD, ST, smem_access, wavefronts
 from gpusim.sm.atomics import global_atomic
@@ -250,17 +250,16 @@ def global_access(lsu, l1, l2, noc, dram, tr_addr, mask, size, local_bytes, sm, 
                 whole = False
     for k in range(ns):
         sec = lsu.sectors[k]
-        if is_store:      # write-through to the L2: the warp need not wait, only its exit does (drain)
-            if is_local:
-                l1_store_local(l1, sm, sec, start)
+        if is_store:      # write-through to the L2 once its line's fills are in: only the warp's exit waits (drain)
+            at = l1_store(l1, sm, sec, start, is_local)
             merge = 0
             if not base and (k == 0 or lsu.sectors[k - 1] >> 2 != sec >> 2):    # sectors are in address order
                 merge = line_request(lsu.sectors, lsu.partial, ns, k)
-            acked = l2_access(l2, noc, dram, sm, sec, start + l1.latency, True, lsu.partial[k] != 0, merge)
+            acked = l2_access(l2, noc, dram, sm, sec, at + l1.latency, True, lsu.partial[k] != 0, merge)
             lsu.last_drain[0] = max(lsu.last_drain[0], acked)
             lsu.acked_at[w] = max(lsu.acked_at[w], acked)
             lsu.sm_acked[sm] = max(lsu.sm_acked[sm], acked)
-            sent = max(sent, np.int64(l2.accepted[0]))      # a slice's full queue holds it in the SM
+            sent = max(sent, np.int64(l2.accepted[0]), at + l1.latency)     # a slice's full queue holds it
             continue
         if bypass_l1:     # cp.async.cg: cached in the L2 only
             t, free = l2_access(l2, noc, dram, sm, sec, start + l1.latency, False), start

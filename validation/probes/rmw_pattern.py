@@ -15,6 +15,8 @@ another 256 MiB read, as validation/record.py does):
 - load_then_store: the slice summed, then the sum stored over it (stores that hit the L1, no loads in flight)
 - rmw_b256 / rmw_b128: rmw_slices with 8 / 4 warps a CTA (the same slices); rmw_nodep_b32: rmw_nodep, one warp
 - rmw_sm66: rmw_slices on 66 CTAs (half the SMs, half the data)
+- rmw_jumpS / load_jumpS: each CTA's 64-KB slice as 16 steps of one 4-KB chunk, taken S chunks apart (S = 1: in
+  order, as rmw_slices); the loads alone for S = 1 and 5
 
     python3 validation/probes/rmw_pattern.py --out PATH          (on the GPU: 5 runs each, median)
     python3 validation/probes/rmw_pattern.py --gpusim [--set K=V]  (the same kernels in gpusim, h100, SASS model)
@@ -38,7 +40,9 @@ from numba import cuda  # noqa: E402
 N_SM, BLOCK = 132, 1024
 WORDS = (8 << 20) // 4 // N_SM          # each CTA's slice of the 8-MB buffer (l2_rmw_8mb's)
 VARIANTS = ("store_slices", "load_slices", "rmw_slices", "copy_slices", "rmw_interleaved", "rmw_nodep",
-            "rmw_lag", "rmw_twice", "load_then_store", "rmw_b256", "rmw_b128", "rmw_nodep_b32", "rmw_sm66")
+            "rmw_lag", "rmw_twice", "load_then_store", "rmw_b256", "rmw_b128", "rmw_nodep_b32", "rmw_sm66",
+            "rmw_jump1", "rmw_jump3", "rmw_jump5", "rmw_jump7", "load_jump1", "load_jump5")
+CHUNKS = 16             # the jump variants: each CTA's 64-KB slice as 16 chunks of 4 KB (one step of 1,024 threads)
 # variant -> (kernel, grid, block); the rest run N_SM x BLOCK
 SHAPES = {"rmw_b256": ("rmw_slices", N_SM, 256), "rmw_b128": ("rmw_slices", N_SM, 128),
           "rmw_nodep_b32": ("rmw_nodep", N_SM, 32), "rmw_sm66": ("rmw_slices", N_SM // 2, BLOCK)}
@@ -134,9 +138,28 @@ def load_then_store(words, buf, src):
         i += cuda.blockDim.x
 
 
+def _jump(stride, store):
+    """buf[i] += 1 (or, store False, the sum) over the CTA's 64-KB slice, its 16 4-KB chunks (one per step) in the
+    order k * stride mod 16: consecutive steps `stride` chunks apart."""
+    def kernel(words, buf, src):
+        base = cuda.blockIdx.x * (CHUNKS * 1024)
+        s = 0
+        for k in range(CHUNKS):
+            i = base + ((k * stride) % CHUNKS) * 1024 + cuda.threadIdx.x
+            if store:
+                buf[i] += 1
+            else:
+                s += src[i]
+        if s == 0xFFFFFFFF:
+            buf[0] = s
+    return kernel
+
+
 KERNELS = {"store_slices": store_slices, "load_slices": load_slices, "rmw_slices": rmw_slices,
            "copy_slices": copy_slices, "rmw_interleaved": rmw_interleaved, "rmw_nodep": rmw_nodep,
-           "rmw_lag": rmw_lag, "rmw_twice": rmw_twice, "load_then_store": load_then_store}
+           "rmw_lag": rmw_lag, "rmw_twice": rmw_twice, "load_then_store": load_then_store,
+           **{f"rmw_jump{j}": _jump(j, True) for j in (1, 3, 5, 7)},
+           **{f"load_jump{j}": _jump(j, False) for j in (1, 5)}}
 
 
 def shape(v: str) -> tuple:
@@ -165,8 +188,8 @@ def in_gpusim(argv: list) -> dict:
     gpu, over = gpusim_h100(sets)
     times = {}
     for v in VARIANTS:
-        buf = np.zeros(WORDS * N_SM, np.uint32)
-        src = np.arange(WORDS * N_SM, dtype=np.uint32)
+        buf = np.zeros(CHUNKS * 1024 * N_SM, np.uint32)
+        src = np.arange(CHUNKS * 1024 * N_SM, dtype=np.uint32)
         name, grid, block = shape(v)
         r = gpusim.launch(cuda.jit(KERNELS[name]), grid, block, np.int64(WORDS), buf, src, gpu=gpu, mode="timing",
                           model="sass")
@@ -187,11 +210,11 @@ def main() -> None:
 
     path = out_path()
     timer = Timer()         # its flush: 256 MiB written, then another 256 MiB read (a clean L2)
-    buf = cuda.to_device(np.zeros(WORDS * N_SM, np.uint32))
-    src = cuda.to_device(np.arange(WORDS * N_SM, dtype=np.uint32))
+    buf = cuda.to_device(np.zeros(CHUNKS * 1024 * N_SM, np.uint32))
+    src = cuda.to_device(np.arange(CHUNKS * 1024 * N_SM, dtype=np.uint32))
     kern = {v: cuda.jit(k) for v, k in KERNELS.items()}
     runs: dict = {v: [] for v in VARIANTS}
-    for rep in range(4):
+    for rep in range(8):
         for v in VARIANTS:
             timer.flush()
             a, b = cuda.event(), cuda.event()
@@ -204,7 +227,7 @@ def main() -> None:
                 runs[v].append(cuda.event_elapsed_time(a, b) * 1000.0)
     times = {v: float(np.median(x)) for v, x in runs.items()}
     rec = {"probe": "rmw_pattern", "description": __doc__.split("\n\n")[0], "gpu": times, "gpu_runs_us": runs,
-           "unit": {"gpu": "us (cuda events, median of 3, L2 flushed clean before each)"},
+           "unit": {"gpu": "us (cuda events, median of 7, L2 flushed clean before each)"},
            "code": {v: kernel_code(k) for v, k in kern.items()}, "provenance": provenance()}
     write(path, rec)
     read(rec)
