@@ -1,8 +1,8 @@
 """L2 write throughput: every SM sweeps its own slice of a buffer that stays in the L2, several times.
 
 One CTA of 1024 threads per SM (132 x 1024); CTA b owns words [b*W, (b+1)*W) of a buffer of F bytes
-(W = F / 4 / 132) and passes over them `passes` times with a block-stride loop, so every warp access
-is one 128-B line (4 sectors, one request). F is 8 or 16 MB: the whole buffer stays in the 50-MB L2
+(W = F / 4 / 132, not a multiple of 32: past CTA 0 a warp's 128 B straddle two lines, which the next
+warp's access shares; gpusim/memory/l1.py). F is 8 or 16 MB: the whole buffer stays in the 50-MB L2
 (the H100 writes nothing back to DRAM below about 20 MB, validation/probes/l2_capacity.py), and each
 SM's slice (64 or 127 KB) is under its L1, so after the first pass the loads hit the L1 and only the
 stores reach the L2.
