@@ -10,11 +10,11 @@ miss waits for the oldest to return, and the LSU stalls behind it (lg_throttle).
 A store to a line with a fill still on its way (a load of any warp of the SM asked for one of its sectors) waits
 for the fill, and the L1 takes nothing else meanwhile (`store_waits`). Measured on an H200
 (validation/probes/rmw_pattern.py, ratios to a store-only sweep): a loop that loads a word and stores to it without
-waiting for the load runs 26.8x (gpusim 23.8x), its SM's lines served one after another; l2_rmw_8mb's sweep,
-whose slices are not line-aligned (a warp stores to the line the next warp is loading), 2.53x against 1.72-1.76x
-line-aligned (gpusim 2.69x; 1.78x waiting only for the store's own sectors, `store_waits` 1). With 4 and 8 warps
-a CTA the misaligned sweep is 9.6x and 5.4x on the H200 and 17.6x and 8.7x here (9.9x and 5.3x with 1): gpusim's
-first warp issues its next load before the last warp's store reaches the shared line more often than the H200's.
+waiting for the load runs 23.8x (gpusim 23.8x), its SM's lines served one after another; l2_rmw_8mb's sweep,
+whose slices are not line-aligned (a warp stores to a line the next warp is loading), 2.34x against 1.65x
+line-aligned (gpusim 2.69x; 1.78x waiting only for the store's own sectors, `store_waits` 1). Not fitted: on the
+H200 that penalty grows with the warps of a CTA (misaligned over aligned 1.00x with 2 warps, 1.42x with 32),
+here it is 1.5-1.8x at every size (with 4 warps 17.6x against the H200's 8.8x).
 """
 from __future__ import annotations
 

@@ -14,7 +14,8 @@ another 256 MiB read, as validation/record.py does):
 - rmw_twice: rmw_slices' two passes (the second one's loads hit the L1)
 - load_then_store: the slice summed, then the sum stored over it (stores that hit the L1, no loads in flight)
 - rmw_b256 / rmw_b128: rmw_slices with 8 / 4 warps a CTA (the same slices); rmw_nodep_b32: rmw_nodep, one warp
-- rmw_sm66: rmw_slices on 66 CTAs (half the SMs, half the data)
+- rmw_sm66: rmw_slices on 66 CTAs (half the SMs, half the data); rmw_b64 / _b512: 2 / 16 warps a CTA
+- rmw_aligned[_bN]: rmw_slices with 15,872 words a CTA (a multiple of 32: each warp's 128 B one line), N threads
 - rmw_jumpS / load_jumpS: each CTA's 64-KB slice as 16 steps of one 4-KB chunk, taken S chunks apart (S = 1: in
   order, as rmw_slices); the loads alone for S = 1 and 5
 
@@ -41,11 +42,17 @@ N_SM, BLOCK = 132, 1024
 WORDS = (8 << 20) // 4 // N_SM          # each CTA's slice of the 8-MB buffer (l2_rmw_8mb's)
 VARIANTS = ("store_slices", "load_slices", "rmw_slices", "copy_slices", "rmw_interleaved", "rmw_nodep",
             "rmw_lag", "rmw_twice", "load_then_store", "rmw_b256", "rmw_b128", "rmw_nodep_b32", "rmw_sm66",
-            "rmw_jump1", "rmw_jump3", "rmw_jump5", "rmw_jump7", "load_jump1", "load_jump5")
+            "rmw_jump1", "rmw_jump3", "rmw_jump5", "rmw_jump7", "load_jump1", "load_jump5",
+            "rmw_b64", "rmw_b512", "rmw_aligned", "rmw_aligned_b64", "rmw_aligned_b128", "rmw_aligned_b256",
+            "rmw_aligned_b512")
 CHUNKS = 16             # the jump variants: each CTA's 64-KB slice as 16 chunks of 4 KB (one step of 1,024 threads)
-# variant -> (kernel, grid, block); the rest run N_SM x BLOCK
+ALIGNED = 15872         # words a CTA, a multiple of 32: every warp's 128 B one line (the rmw_aligned variants)
+# variant -> (kernel, grid, block[, words a CTA]); the rest run N_SM x BLOCK over WORDS
 SHAPES = {"rmw_b256": ("rmw_slices", N_SM, 256), "rmw_b128": ("rmw_slices", N_SM, 128),
-          "rmw_nodep_b32": ("rmw_nodep", N_SM, 32), "rmw_sm66": ("rmw_slices", N_SM // 2, BLOCK)}
+          "rmw_nodep_b32": ("rmw_nodep", N_SM, 32), "rmw_sm66": ("rmw_slices", N_SM // 2, BLOCK),
+          "rmw_b64": ("rmw_slices", N_SM, 64), "rmw_b512": ("rmw_slices", N_SM, 512),
+          **{f"rmw_aligned{s}": ("rmw_slices", N_SM, b, ALIGNED) for s, b in
+             (("", BLOCK), ("_b64", 64), ("_b128", 128), ("_b256", 256), ("_b512", 512))}}
 
 
 def store_slices(words, buf, src):
@@ -163,8 +170,9 @@ KERNELS = {"store_slices": store_slices, "load_slices": load_slices, "rmw_slices
 
 
 def shape(v: str) -> tuple:
-    """(kernel name, grid, block) of a variant."""
-    return SHAPES.get(v, (v, N_SM, BLOCK))
+    """(kernel name, grid, block, words a CTA) of a variant."""
+    k = SHAPES.get(v, (v, N_SM, BLOCK))
+    return k if len(k) == 4 else k + (WORDS,)
 
 
 def table(times: dict) -> list:
@@ -190,8 +198,8 @@ def in_gpusim(argv: list) -> dict:
     for v in VARIANTS:
         buf = np.zeros(CHUNKS * 1024 * N_SM, np.uint32)
         src = np.arange(CHUNKS * 1024 * N_SM, dtype=np.uint32)
-        name, grid, block = shape(v)
-        r = gpusim.launch(cuda.jit(KERNELS[name]), grid, block, np.int64(WORDS), buf, src, gpu=gpu, mode="timing",
+        name, grid, block, words = shape(v)
+        r = gpusim.launch(cuda.jit(KERNELS[name]), grid, block, np.int64(words), buf, src, gpu=gpu, mode="timing",
                           model="sass")
         times[v] = float(r.metrics["gpc__cycles_elapsed.max"])
         print(v, times[v], flush=True)
@@ -219,8 +227,8 @@ def main() -> None:
             timer.flush()
             a, b = cuda.event(), cuda.event()
             a.record()
-            name, grid, block = shape(v)
-            kern[name][grid, block](np.int64(WORDS), buf, src)
+            name, grid, block, words = shape(v)
+            kern[name][grid, block](np.int64(words), buf, src)
             b.record()
             b.synchronize()
             if rep:             # the first round compiles and warms the code
