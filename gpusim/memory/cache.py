@@ -32,44 +32,44 @@ def set_index(line, nsets):
     return h % nsets
 
 
+@njit(inline="always")
+def line_way(c, u, sector):
+    """(set, way) of the 128-B line of `sector` in cache instance u; way -1 where it holds no such line."""
+    line = sector >> 2
+    s = set_index(line, c.tag.shape[1])
+    for w in range(c.tag.shape[2]):
+        if c.tag[u, s, w] == line:
+            return s, w
+    return s, -1
+
+
 @njit
 def probe(c, u, sector, now):
     """Ready cycle of `sector` in cache instance u if present (a pending fill counts: its arrival
     time), else -1. A hit updates the replacement state."""
-    line = sector >> 2
-    s = set_index(line, c.tag.shape[1])
-    sec = sector & 3
-    for w in range(c.tag.shape[2]):
-        if c.tag[u, s, w] == line and (c.valid[u, s, w] >> sec) & 1:
-            touch(c.policy, c.meta, u, s, w, now)
-            return c.ready[u, s, w, sec]
+    s, w = line_way(c, u, sector)
+    if w >= 0 and (c.valid[u, s, w] >> (sector & 3)) & 1:
+        touch(c.policy, c.meta, u, s, w, now)
+        return c.ready[u, s, w, sector & 3]
     return np.int64(-1)
 
 
 @njit
 def holds_line(c, u, sector):
     """Whether cache instance u holds the 128-B line of `sector` (any of its sectors); no state change."""
-    line = sector >> 2
-    s = set_index(line, c.tag.shape[1])
-    for w in range(c.tag.shape[2]):
-        if c.tag[u, s, w] == line and c.valid[u, s, w] != 0:
-            return True
-    return False
+    s, w = line_way(c, u, sector)
+    return w >= 0 and c.valid[u, s, w] != 0
 
 
 @njit
 def pending(c, u, sector, now, whole_line):
     """The last cycle a fill of `sector` (whole_line: of any sector of its 128-B line) held by cache instance u
     arrives, if one is still on its way at `now`; else 0. No state change."""
-    line = sector >> 2
-    s = set_index(line, c.tag.shape[1])
+    s, w = line_way(c, u, sector)
     t = np.int64(0)
-    for w in range(c.tag.shape[2]):
-        if c.tag[u, s, w] == line:
-            for k in range(4):
-                if (whole_line or k == sector & 3) and (c.valid[u, s, w] >> k) & 1 and c.ready[u, s, w, k] > t:
-                    t = c.ready[u, s, w, k]
-            break
+    for k in range(4 if w >= 0 else 0):
+        if (whole_line or k == sector & 3) and (c.valid[u, s, w] >> k) & 1 and c.ready[u, s, w, k] > t:
+            t = c.ready[u, s, w, k]
     return t if t > now else np.int64(0)
 
 
@@ -77,13 +77,8 @@ def pending(c, u, sector, now, whole_line):
 def fill(c, u, sector, when, now, make_dirty):
     """Install `sector` (arriving at `when`). Returns the dirty sectors evicted (to be written back)."""
     line = sector >> 2
-    s = set_index(line, c.tag.shape[1])
     sec = sector & 3
-    way = -1
-    for w in range(c.tag.shape[2]):
-        if c.tag[u, s, w] == line:
-            way = w
-            break
+    s, way = line_way(c, u, sector)
     evicted = 0
     if way < 0:
         way = victim(c.policy, c.tag, c.meta, u, s)
@@ -106,27 +101,22 @@ def fill(c, u, sector, when, now, make_dirty):
 @njit
 def probe_unasked(c, u, sector, now):
     """`probe`, and whether the sector carried its mark (which it then loses): (ready cycle or -1, marked)."""
-    line = sector >> 2
-    s = set_index(line, c.tag.shape[1])
+    s, w = line_way(c, u, sector)
     sec = sector & 3
-    for w in range(c.tag.shape[2]):
-        if c.tag[u, s, w] == line and (c.valid[u, s, w] >> sec) & 1:
-            touch(c.policy, c.meta, u, s, w, now)
-            marked = (c.mark[u, s, w] >> sec) & 1
-            c.mark[u, s, w] &= ~(np.int64(1) << sec)
-            return c.ready[u, s, w, sec], marked != 0
+    if w >= 0 and (c.valid[u, s, w] >> sec) & 1:
+        touch(c.policy, c.meta, u, s, w, now)
+        marked = (c.mark[u, s, w] >> sec) & 1
+        c.mark[u, s, w] &= ~(np.int64(1) << sec)
+        return c.ready[u, s, w, sec], marked != 0
     return np.int64(-1), False
 
 
 @njit
 def set_mark(c, u, sector):
     """Mark `sector`, held by cache instance u (no replacement-state change)."""
-    line = sector >> 2
-    s = set_index(line, c.tag.shape[1])
-    for w in range(c.tag.shape[2]):
-        if c.tag[u, s, w] == line:
-            c.mark[u, s, w] |= np.int64(1) << (sector & 3)
-            return
+    s, w = line_way(c, u, sector)
+    if w >= 0:
+        c.mark[u, s, w] |= np.int64(1) << (sector & 3)
 
 
 @njit
