@@ -99,6 +99,28 @@ def fill(c, u, sector, when, now, make_dirty):
 
 
 @njit
+def clean_oldest(c, u, sector, limit, spread=1):
+    """Where the set of `sector` holds more than its limit of dirty lines (`limit` plus a hash of the set modulo
+    `spread`), the least recently used of them other than the line of `sector` is cleaned (its data written back;
+    it stays): the dirty sectors cleaned, else 0."""
+    s, keep = line_way(c, u, sector)
+    if spread > 1:
+        h = (s * 0x9E3779B1) & 0xFFFFFFFF
+        limit += (h ^ (h >> 16)) % spread
+    n, old = 0, -1
+    for w in range(c.tag.shape[2]):
+        if c.dirty[u, s, w] != 0:
+            n += 1
+            if w != keep and (old < 0 or c.meta[u, s, w] < c.meta[u, s, old]):
+                old = w
+    if n <= limit or old < 0:
+        return 0
+    k = popcount(c.dirty[u, s, old])
+    c.dirty[u, s, old] = 0
+    return k
+
+
+@njit
 def probe_unasked(c, u, sector, now):
     """`probe`, and whether the sector carried its mark (which it then loses): (ready cycle or -1, marked)."""
     s, w = line_way(c, u, sector)

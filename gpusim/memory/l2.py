@@ -4,9 +4,11 @@ A sector's slice is a hash of its line. A slice serves one sector per 32 B / (ba
 cycles; a hit is back at the SM `latency` cycles after the request left the L1 (plus the fabric
 cost for a far slice, gpusim/memory/interconnect.py); a miss asks DRAM half-way through and the
 data returns the other half later. Stores write-allocate as dirty sectors; dirty sectors are
-written to DRAM when evicted. Atomics are performed at the slice, `atomic_interval` cycles per
-operation on one sector, by the atomic unit of the slice that owns the sector's `atomic_unit_bytes`
-chunk: a small array of counters belongs to one or two atomic units and its atomics queue there.
+written to DRAM when evicted, or early while kept: a set holds only so many dirty lines (`dirty_ways`; the
+H100 writes dirty data back from 20-24 MB of it, validation/probes/l2_dirty_capacity.py). Atomics are
+performed at the slice, `atomic_interval` cycles per operation on one sector, by the atomic unit of the slice
+that owns the sector's `atomic_unit_bytes` chunk: a small array of counters belongs to one or two atomic units
+and its atomics queue there.
 """
 from __future__ import annotations
 
@@ -16,7 +18,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpusim.jit import njit
-from gpusim.memory.cache import dirty_sectors, fill, holds_line, make_cache, probe, probe_unasked, set_mark
+from gpusim.memory.cache import (
+    clean_oldest,
+    dirty_sectors,
+    fill,
+    holds_line,
+    make_cache,
+    probe,
+    probe_unasked,
+    set_mark,
+)
 from gpusim.memory.dram import dram_burst_extra, dram_read, dram_writeback
 from gpusim.memory.interconnect import deliver, hop
 from gpusim.memory.replacement import check_policy
@@ -75,6 +86,12 @@ class L2Spec:
                                                     "store_s32's drain, 13.2 and 23.2 cycles per instruction against "
                                                     "the H100's 11.3 and 21.0)", (0.0, 1e12))
     replacement: str = param("lru", "name", "replacement policy: lru | fifo | srrip (gpusim/memory/replacement.py)")
+    dirty_ways: int = param(6, "ways", "dirty lines a set keeps before it writes one back early: a write that makes "
+                                       "one more cleans the least recently used other dirty line (written to DRAM, "
+                                       "kept). The set's limit is dirty_ways plus a hash of the set modulo "
+                                       "dirty_spread (fitted with it: the l2_dirty_capacity probe's write sweeps, "
+                                       "DRAM bytes written at 16-40 MB within 0.19 F of the H100's)", (0, 1024))
+    dirty_spread: int = param(5, "ways", "how many dirty limits the sets spread over, from dirty_ways up", (1, 1024))
 
     def validate(self, prefix: str = "") -> None:
         from gpusim.errors import ConfigError
@@ -98,7 +115,7 @@ class L2Spec:
 
 L2 = namedtuple("L2", "cache slices latency atomic_latency slice_bandwidth atomic_interval counters probe "
                      "atomic_units atomic_shift float_chain chain_sector chain_ready write_miss fill_free write_cost "
-                     "partial_cost write_queue accepted atomic_line_interval")
+                     "partial_cost write_queue accepted atomic_line_interval dirty_ways dirty_spread")
 LOOKUPS, HITS, WRITE_SECTORS = range(3)      # counters
 # probe: (slice, cycle the sector got to it, hit) of the slowest access since the caller set probe[0] = -1
 # (a miss outranks a hit); the event recorder reads it for the requests it samples (gpusim/timing/events.py)
@@ -112,7 +129,8 @@ def make_state(spec: L2Spec) -> L2:
               np.float64(spec.atomic_float_chain), np.full(spec.slices, -1, np.int64),
               np.zeros(spec.slices, np.float64), np.float64(spec.write_miss_cycles), np.zeros(spec.slices, np.float64),
               np.float64(spec.write_cost), np.float64(spec.partial_write_cost), np.float64(spec.write_queue_cycles),
-              np.zeros(1, np.float64), np.float64(spec.atomic_line_interval))
+              np.zeros(1, np.float64), np.float64(spec.atomic_line_interval), np.int64(spec.dirty_ways),
+              np.int64(spec.dirty_spread))
 
 
 def counters(l2: L2) -> dict:
@@ -135,6 +153,8 @@ def slice_of(sector, n, shift=2):
 @njit
 def _install(l2, dram, sector, when, now, dirty):
     dram_writeback(dram, sector, fill(l2.cache, 0, sector, when, now, dirty), now)
+    if dirty and l2.dirty_ways < l2.cache.tag.shape[2]:     # early write-back
+        dram_writeback(dram, sector, clean_oldest(l2.cache, 0, sector, l2.dirty_ways, l2.dirty_spread), now)
 
 
 @njit(inline="always")
