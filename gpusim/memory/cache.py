@@ -2,8 +2,11 @@
 
 `Cache` holds, per cache instance u (e.g. one L1 per SM), set and way: tag (line number, -1 empty),
 valid (sector bit mask), dirty (sector bit mask), ready[..., 4] (cycle each sector's data arrives),
-meta (the replacement policy's number, gpusim/memory/replacement.py) and mark (a sector bit mask the
-owner uses for bookkeeping of its own: the L2 marks the sectors a 64-B DRAM burst brought unasked).
+meta (the replacement policy's number, gpusim/memory/replacement.py), mark (a sector bit mask the
+owner uses for bookkeeping of its own: the L2 marks the sectors a 64-B DRAM burst brought unasked) and
+part (8 bits a sector: the 4-byte words written to a sector that held no data, until all 8 are or it is
+merged with memory's). `spill[u]`: how many of the dirty sectors the last `fill` or `clean_oldest` of
+instance u wrote back were such partial sectors.
 Lines are 128 B of four 32-B sectors; a line's set is a hash of its number.
 """
 from __future__ import annotations
@@ -15,7 +18,7 @@ import numpy as np
 from gpusim.jit import njit
 from gpusim.memory.replacement import POLICIES, insert, touch, victim
 
-Cache = namedtuple("Cache", "tag valid dirty ready meta policy mark")
+Cache = namedtuple("Cache", "tag valid dirty ready meta policy mark part spill")
 
 
 def make_cache(units: int, size_bytes: int, assoc: int, policy: str = "lru", line_bytes: int = 128) -> Cache:
@@ -23,7 +26,7 @@ def make_cache(units: int, size_bytes: int, assoc: int, policy: str = "lru", lin
     shape = (units, sets, assoc)
     return Cache(np.full(shape, -1, np.int64), np.zeros(shape, np.int64), np.zeros(shape, np.int64),
                  np.zeros(shape + (4,), np.int64), np.zeros(shape, np.int64), np.int64(POLICIES[policy]),
-                 np.zeros(shape, np.int64))
+                 np.zeros(shape, np.int64), np.zeros(shape, np.int64), np.zeros(units, np.int64))
 
 
 @njit
@@ -80,14 +83,17 @@ def fill(c, u, sector, when, now, make_dirty):
     sec = sector & 3
     s, way = line_way(c, u, sector)
     evicted = 0
+    c.spill[u] = 0
     if way < 0:
         way = victim(c.policy, c.tag, c.meta, u, s)
         if c.tag[u, s, way] >= 0:
             evicted = popcount(c.dirty[u, s, way])
+            c.spill[u] = popcount(c.dirty[u, s, way] & part_sectors(c.part[u, s, way]))
         c.tag[u, s, way] = line
         c.valid[u, s, way] = 0
         c.dirty[u, s, way] = 0
         c.mark[u, s, way] = 0
+        c.part[u, s, way] = 0
         insert(c.policy, c.meta, u, s, way, now)
     else:
         touch(c.policy, c.meta, u, s, way, now)
@@ -113,11 +119,54 @@ def clean_oldest(c, u, sector, limit, spread=1):
             n += 1
             if w != keep and (old < 0 or c.meta[u, s, w] < c.meta[u, s, old]):
                 old = w
+    c.spill[u] = 0
     if n <= limit or old < 0:
         return 0
     k = popcount(c.dirty[u, s, old])
+    c.spill[u] = popcount(c.dirty[u, s, old] & part_sectors(c.part[u, s, old]))
+    c.part[u, s, old] = 0        # merged with memory's bytes on the way out
     c.dirty[u, s, old] = 0
     return k
+
+
+@njit
+def write_words(c, u, sector, words, had):
+    """Record a write of the 4-byte words `words` (a bit each, 0xFF all) of `sector`, held by instance u; `had`:
+    whether the sector held data before. A sector that held none keeps only the words written (`part`) until
+    they are all written or it is merged with memory's bytes."""
+    s, w = line_way(c, u, sector)
+    if w < 0:
+        return
+    sh = (sector & 3) * 8
+    cur = (c.part[u, s, w] >> sh) & 0xFF
+    if not had:
+        cur = words
+    elif cur != 0:
+        cur |= words
+    if cur == 0xFF:
+        cur = 0
+    c.part[u, s, w] = (c.part[u, s, w] & ~(np.int64(0xFF) << sh)) | (cur << sh)
+
+
+@njit
+def take_part(c, u, sector):
+    """Whether `sector` holds only some of its words; it is whole afterwards (merged by the caller)."""
+    s, w = line_way(c, u, sector)
+    sh = (sector & 3) * 8
+    if w >= 0 and (c.part[u, s, w] >> sh) & 0xFF:
+        c.part[u, s, w] &= ~(np.int64(0xFF) << sh)
+        return True
+    return False
+
+
+@njit(inline="always")
+def part_sectors(p):
+    """The sectors (a bit each) of a line's `part` that hold only some of their words."""
+    m = 0
+    for k in range(4):
+        if (p >> (8 * k)) & 0xFF:
+            m |= 1 << k
+    return m
 
 
 @njit

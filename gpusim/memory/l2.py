@@ -27,8 +27,10 @@ from gpusim.memory.cache import (
     probe,
     probe_unasked,
     set_mark,
+    take_part,
+    write_words,
 )
-from gpusim.memory.dram import dram_burst_extra, dram_read, dram_writeback
+from gpusim.memory.dram import dram_burst_extra, dram_merge_reads, dram_read, dram_writeback
 from gpusim.memory.interconnect import deliver, hop
 from gpusim.memory.replacement import check_policy
 from gpusim.memory.timeline import book, make_timeline, units
@@ -152,9 +154,15 @@ def slice_of(sector, n, shift=2):
 
 @njit
 def _install(l2, dram, sector, when, now, dirty):
-    dram_writeback(dram, sector, fill(l2.cache, 0, sector, when, now, dirty), now)
+    """Install `sector`; what it evicts, or cleans early (`dirty_ways`), is written back to DRAM, a partly written
+    sector after DRAM's copy is read to merge it."""
+    n = fill(l2.cache, 0, sector, when, now, dirty)
+    dram_merge_reads(dram, sector, l2.cache.spill[0], now)
+    dram_writeback(dram, sector, n, now)
     if dirty and l2.dirty_ways < l2.cache.tag.shape[2]:     # early write-back
-        dram_writeback(dram, sector, clean_oldest(l2.cache, 0, sector, l2.dirty_ways, l2.dirty_spread), now)
+        n = clean_oldest(l2.cache, 0, sector, l2.dirty_ways, l2.dirty_spread)
+        dram_merge_reads(dram, sector, l2.cache.spill[0], now)
+        dram_writeback(dram, sector, n, now)
 
 
 @njit(inline="always")
@@ -164,13 +172,14 @@ def _probe(l2, sl, t, hit):
 
 
 @njit
-def l2_access(l2, noc, dram, sm, sector, now, is_write, partial=False, merge=0):
+def l2_access(l2, noc, dram, sm, sector, now, is_write, short=0, merge=0):
     """One sector from SM `sm` leaving its L1 at `now`: the cycle the data (or the write's
     acknowledgement) is back at the SM; `accepted[0]` the cycle it got into the slice's queue.
-    A partial write (`partial`: not all 32 bytes) to a line the slice does not hold waits for the
-    slice's partial-write unit, `write_miss` cycles each. merge > 0: the first sector of a write request
-    (one line's sectors in one store) of `merge` sectors that leaves bytes of some unwritten: the request
-    takes the slice at least `partial_cost` (the slice merges the bytes into the sectors it holds)."""
+    A partial write (`short`: the sector's 4-byte words it leaves unwritten, a bit each) to a line the
+    slice does not hold waits for the slice's partial-write unit, `write_miss` cycles each. merge > 0: the
+    first sector of a write request (one line's sectors in one store) of `merge` sectors that leaves bytes of
+    some unwritten: the request takes the slice at least `partial_cost` (the slice merges the bytes into the
+    sectors it holds)."""
     nsl = units(l2.slices)
     sl = slice_of(sector, nsl)
     h = hop(noc, sm, sl, nsl)
@@ -193,13 +202,18 @@ def l2_access(l2, noc, dram, sm, sector, now, is_write, partial=False, merge=0):
     if is_write:
         l2.counters[WRITE_SECTORS] += 2 if h > 0 else 1
         done = t
-        if partial and not holds_line(l2.cache, 0, sector):
+        if short and not holds_line(l2.cache, 0, sector):
             f = max(np.float64(t), l2.fill_free[sl])
             l2.fill_free[sl] = f + l2.write_miss
             done = np.int64(f + l2.write_miss)
         _install(l2, dram, sector, t, t, True)
+        # a partial write to a sector the slice lacks holds only its words: DRAM's are read to merge them (below,
+        # and where it is written back) unless writes fill it first (validation/probes/dram_partial.py)
+        write_words(l2.cache, 0, sector, 0xFF ^ np.int64(short), r >= 0)
         return done + l2.latency + h
     if r >= 0:
+        if take_part(l2.cache, 0, sector):      # the sector's other bytes come from DRAM
+            return deliver(noc, sm, dram_read(dram, sector, t + half) + (l2.latency - half) + h, 32)
         return deliver(noc, sm, max(r, t) + l2.latency + h, 32)
     done = dram_read(dram, sector, t + half)
     _install(l2, dram, sector, done, t, False)

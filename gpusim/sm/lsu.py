@@ -255,7 +255,7 @@ def global_access(lsu, l1, l2, noc, dram, tr_addr, mask, size, local_bytes, sm, 
             merge = 0
             if not base and (k == 0 or lsu.sectors[k - 1] >> 2 != sec >> 2):    # sectors are in address order
                 merge = line_request(lsu.sectors, lsu.partial, ns, k)
-            acked = l2_access(l2, noc, dram, sm, sec, at + l1.latency, True, lsu.partial[k] != 0, merge)
+            acked = l2_access(l2, noc, dram, sm, sec, at + l1.latency, True, lsu.partial[k], merge)
             lsu.last_drain[0] = max(lsu.last_drain[0], acked)
             lsu.acked_at[w] = max(lsu.acked_at[w], acked)
             lsu.sm_acked[sm] = max(lsu.sm_acked[sm], acked)
@@ -370,8 +370,7 @@ def line_request(sectors, partial, ns, k):
 
 @njit
 def sector_partial(addrs, mask, size, sector):
-    """Whether the active lanes' writes leave some of the 32 bytes of `sector` unwritten (a lane's
-    bytes counted once per distinct address)."""
+    """The 4-byte words of `sector` the active lanes' writes leave bytes of unwritten (a bit each; 0: whole)."""
     covered = np.int64(0)       # a bit per byte
     lo = sector << 5
     for l in range(32):
@@ -381,7 +380,10 @@ def sector_partial(addrs, mask, size, sector):
             off = addrs[l] + b - lo
             if 0 <= off < 32:
                 covered |= np.int64(1) << off
-    return covered != (np.int64(1) << 32) - 1
+    short = 0
+    for j in range(8):
+        short |= (1 << j) if (covered >> (4 * j)) & 0xF != 0xF else 0
+    return short
 
 
 @njit(inline="always")
