@@ -80,19 +80,20 @@ def dram_burst_extra(d, sector, now):
 @njit
 def dram_merge_reads(d, sector, n, now):
     """n partly written sectors read so that the L2 can merge them before writing them back (charged, as
-    `dram_writeback`, to the channel of the line that evicted them)."""
+    `dram_writeback`, to the channel of the line that evicted them): the cycle the channel begins them, -1 if none."""
     if n == 0:
-        return
+        return -1.0
     ch = channel_of(sector, units(d.channels))
-    book(d.channels, ch, np.float64(now), n * 32.0 / d.channel_bandwidth)
     d.counters[READ_BYTES] += 32 * n
+    return book(d.channels, ch, np.float64(now), n * 32.0 / d.channel_bandwidth)
 
 
 @njit
 def dram_writeback(d, sector, n, now):
-    """n dirty sectors evicted from the L2 (charged to the channel of the line that evicted them)."""
+    """n dirty sectors evicted from the L2 (charged to the channel of the line that evicted them): the cycle the
+    channel begins them, -1 if none."""
     if n == 0:
-        return
+        return -1.0
     ch = channel_of(sector, units(d.channels))
-    book(d.channels, ch, np.float64(now), n * 32.0 / d.channel_bandwidth)
     d.counters[WRITE_BYTES] += 32 * n
+    return book(d.channels, ch, np.float64(now), n * 32.0 / d.channel_bandwidth)
