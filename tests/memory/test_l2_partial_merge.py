@@ -7,6 +7,7 @@ from numba import cuda
 
 import gpusim
 from gpusim.memory.cache import fill, make_cache, take_part, write_words
+from validation.probes.dram_partial import pattern_store as pattern
 
 
 def test_a_sector_written_from_nothing_holds_only_its_words_until_all_eight_are_written():
@@ -23,13 +24,6 @@ def test_a_sector_written_from_nothing_holds_only_its_words_until_all_eight_are_
     assert not take_part(c, 0, 9)
     write_words(c, 0, 10, 0b10, False)
     assert take_part(c, 0, 10) and not take_part(c, 0, 10)      # merged once
-
-
-def pattern(buf, group, stride, n):
-    k = cuda.grid(1)
-    while k < n:
-        buf[(k // group) * stride + k % group] = k
-        k += cuda.gridsize(1)
 
 
 def by_warps(buf, group, stride, n):

@@ -174,3 +174,24 @@ def ncu_record(script: str, t0: float, results: list, stdout: str, stderr: str, 
     return {"provenance": {**ncu_provenance(), "script": script, **settings, "wall_s": round(time.time() - t0, 1)},
             "results": results, "inner_output": [ln for ln in stdout.splitlines() if ln.startswith(inner_prefix)],
             "ncu_stderr_tail": stderr[-2000:]}
+
+
+def probe_main(inner, in_gpusim, table, record: str) -> bool:
+    """The command line a probe with an ncu `--inner` run, a gpusim side and a table shares: `--inner`, `--read
+    PATH` (a record's table, with gpusim's side if it holds one) and `--gpusim` (gpusim's side against the
+    committed `record` under validation/data/h100). True when one of them ran; else the caller records on the GPU."""
+    import json
+    import sys
+    from pathlib import Path
+    if "--inner" in sys.argv:
+        inner()
+    elif len(sys.argv) > 2 and sys.argv[1] == "--read":
+        rec = json.loads(Path(sys.argv[2]).read_text())
+        table(rec, rec.get("gpusim_side"))
+    elif "--gpusim" in sys.argv:
+        sim = in_gpusim(sys.argv[1:])
+        path = Path(__file__).resolve().parents[1] / "data" / "h100" / record
+        table(json.loads(path.read_text()) if path.exists() else {}, sim["gpusim"])
+    else:
+        return False
+    return True

@@ -20,7 +20,6 @@ DRAM) and nothing else; ncu flushes the caches before each:
 """
 from __future__ import annotations
 
-import json
 import sys
 import time
 from pathlib import Path
@@ -114,17 +113,8 @@ def table(rec: dict, sim: dict | None = None) -> None:
 
 
 def main() -> None:
-    if "--inner" in sys.argv:
-        inner()
-        return
-    if len(sys.argv) > 2 and sys.argv[1] == "--read":
-        rec = json.loads(Path(sys.argv[2]).read_text())
-        table(rec, rec.get("gpusim_side"))
-        return
-    if "--gpusim" in sys.argv:
-        sim = in_gpusim(sys.argv[1:])
-        path = Path(__file__).resolve().parents[1] / "data" / "h100" / "probe_dram_partial_h200.json"
-        table(json.loads(path.read_text()) if path.exists() else {}, sim["gpusim"])
+    from validation.probes._device import probe_main
+    if probe_main(inner, in_gpusim, table, "probe_dram_partial_h200.json"):
         return
     from validation.probes._device import kernel_code, ncu_record, out_path, under_ncu, write
     path = out_path()

@@ -19,7 +19,6 @@ what could cost the time:
 """
 from __future__ import annotations
 
-import json
 import sys
 import time
 from pathlib import Path
@@ -135,17 +134,8 @@ def inner() -> None:
 
 
 def main() -> None:
-    if "--inner" in sys.argv:
-        inner()
-        return
-    if len(sys.argv) > 2 and sys.argv[1] == "--read":
-        rec = json.loads(Path(sys.argv[2]).read_text())
-        table(rec, rec.get("gpusim_side"))
-        return
-    if "--gpusim" in sys.argv:
-        sim = in_gpusim(sys.argv[1:])
-        rec_path = ROOT_DATA / "probe_local_rmw_h200.json"
-        table(json.loads(rec_path.read_text()) if rec_path.exists() else {}, sim["gpusim"])
+    from validation.probes._device import probe_main
+    if probe_main(inner, in_gpusim, table, "probe_local_rmw_h200.json"):
         return
     from validation.probes._device import kernel_code, ncu_provenance, out_path, provenance, under_ncu, write
     from validation.record import Timer
@@ -179,8 +169,6 @@ def main() -> None:
     write(path, rec)
     table(rec)
 
-
-ROOT_DATA = Path(__file__).resolve().parents[1] / "data" / "h100"
 
 if __name__ == "__main__":
     main()
