@@ -80,7 +80,8 @@ A100 = H100.with_(
     pipes={"tensor_f16": 2048, "tensor_tf32": 1024, "tensor_int8": 4096, "tensor_fp8": 4096, "tensor_f64": 128,
            "lat_tensor": 24},
     l1={"size": 196608 - 167936 + 32768, "unified": 0},
-    l2={"size": 41943040, "slices": 80, "latency": 200, "bandwidth": 1.55e12 / 1410e6 * 2.3},
+    # l2.usable 1.0 on the A100 and V100: not measured there (the H100's 0.79 is fitted on its own probe)
+    l2={"size": 41943040, "usable": 1.0, "slices": 80, "latency": 200, "bandwidth": 1.55e12 / 1410e6 * 2.3},
     dram={"latency": 400, "bandwidth": 1.55e12 / 1410e6, "capacity": 40536 << 20})
 V100 = H100.with_(
     name="v100", description="NVIDIA V100 SXM2 16GB (sm_70)", n_sm=80, clock_mhz=1530.0,
@@ -92,7 +93,8 @@ V100 = H100.with_(
     sm={"max_ctas": 32, "smem": 98304, "smem_per_cta_reserved": 0},
     smem={"latency": 19},
     l1={"size": 131072 - 98304 + 32768, "latency": 28, "unified": 0},
-    l2={"size": 6291456, "slices": 64, "partitions": 1, "latency": 193, "bandwidth": 0.85e12 / 1530e6 * 2.5},
+    l2={"size": 6291456, "usable": 1.0, "slices": 64, "partitions": 1, "latency": 193,
+        "bandwidth": 0.85e12 / 1530e6 * 2.5},
     dram={"latency": 350, "bandwidth": 0.85e12 / 1530e6, "capacity": 16160 << 20})
 TINY = H100.with_(
     name="tiny", description="two small SMs for teaching and tests", n_sm=2,
@@ -100,7 +102,7 @@ TINY = H100.with_(
     sm={"max_threads": 512, "max_warps": 16, "max_ctas": 4, "regs": 16384, "smem": 16384},
     fetch={"miss_latency": 0},
     l1={"size": 4096, "unified": 0},
-    l2={"size": 65536, "slices": 2, "bandwidth": 64.0},
+    l2={"size": 65536, "usable": 1.0, "slices": 2, "bandwidth": 64.0},
     dram={"bandwidth": 16.0, "channels": 2})
 PRESETS = {p.name: p for p in (H100, A100, V100, TINY)}
 ARCH = {"h100": 90, "a100": 80, "v100": 70}      # preset -> compute capability (Triton, ptxas)

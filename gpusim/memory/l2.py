@@ -42,6 +42,10 @@ from gpusim.spec import MAX_CYCLES, param
 class L2Spec:
     """The GPU-wide L2 cache."""
     size: int = param(52428800, "B", "capacity (50 MB on H100)", (128, 1 << 29))
+    usable: float = param(0.79, "x", "share of `size` that holds data: its sets are that many fewer (fitted: the "
+                                     "l2_dirty_capacity probe's read sweeps, SM-private clean data read 4 times: "
+                                     "the H100 re-reads 1.10 / 1.62 / 3.98 of it at 36 / 40 / 44 MB, a 50-MB LRU "
+                                     "none; the H200's 60 MB thrash from 44-48 MB, the same share)", (0.01, 1.0))
     assoc: int = param(16, "ways", "associativity", (1, 1024))
     slices: int = param(96, "count", "slices, each with its own tag pipeline and bandwidth share", (1, 4096))
     partitions: int = param(2, "count", "partitions; slices of the other partition are reached over the fabric",
@@ -89,12 +93,13 @@ class L2Spec:
                                                     "store_s32's drain, 13.2 and 23.2 cycles per instruction against "
                                                     "the H100's 11.3 and 21.0)", (0.0, 1e12))
     replacement: str = param("lru", "name", "replacement policy: lru | fifo | srrip (gpusim/memory/replacement.py)")
-    dirty_ways: int = param(6, "ways", "dirty lines a set keeps before it writes one back early: a write that makes "
+    dirty_ways: int = param(8, "ways", "dirty lines a set keeps before it writes one back early: a write that makes "
                                        "one more cleans the least recently used other dirty line (written to DRAM, "
                                        "kept). The set's limit is dirty_ways plus a hash of the set modulo "
-                                       "dirty_spread (fitted with it: the l2_dirty_capacity probe's write sweeps, "
-                                       "DRAM bytes written at 16-40 MB within 0.19 F of the H100's)", (0, 1024))
-    dirty_spread: int = param(5, "ways", "how many dirty limits the sets spread over, from dirty_ways up", (1, 1024))
+                                       "dirty_spread (fitted with it and `usable`: the l2_dirty_capacity probe's "
+                                       "write sweeps, DRAM bytes written at 24-44 MB within 0.18 F of the H100's)",
+                            (0, 1024))
+    dirty_spread: int = param(6, "ways", "how many dirty limits the sets spread over, from dirty_ways up", (1, 1024))
     evict_slack: float = param(120.0, "cycles", "how far ahead of the DRAM channel a slice may write dirty data "
                                                 "back (evicted, or early): a line whose write-back the channel "
                                                 "begins later holds the slice until then (fitted: copy_bw -13.4% -> "
@@ -112,6 +117,8 @@ class L2Spec:
         if self.size < 128 * self.assoc:      # 128-B lines (gpusim/memory/cache.py)
             raise ConfigError(f"bad value for '{prefix}size': must hold at least one set "
                               f"({self.assoc} ways of 128-B lines = {128 * self.assoc} B), got {self.size}")
+        if not 0.0 < self.usable <= 1.0:
+            raise ConfigError(f"bad value for '{prefix}usable': a share in (0, 1], got {self.usable}")
         if self.atomic_unit_bytes < 128 or self.atomic_unit_bytes & (self.atomic_unit_bytes - 1):
             raise ConfigError(f"bad value for '{prefix}atomic_unit_bytes': must be a power of two of at least "
                               f"one 128-B line, got {self.atomic_unit_bytes}")
@@ -129,7 +136,8 @@ LOOKUPS, HITS, WRITE_SECTORS = range(3)      # counters
 
 
 def make_state(spec: L2Spec) -> L2:
-    return L2(make_cache(1, spec.size, spec.assoc, spec.replacement), make_timeline(spec.slices),
+    data = max(int(spec.size * spec.usable), 128 * spec.assoc)       # the capacity that holds data
+    return L2(make_cache(1, data, spec.assoc, spec.replacement), make_timeline(spec.slices),
               np.int64(spec.latency), np.int64(spec.atomic_latency), np.float64(spec.bandwidth / spec.slices),
               np.float64(spec.atomic_interval), np.zeros(3, np.int64), np.full(3, -1, np.int64),
               make_timeline(spec.slices), np.int64(spec.atomic_unit_bytes.bit_length() - 6),

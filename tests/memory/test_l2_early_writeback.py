@@ -31,7 +31,8 @@ def sweep(buf, passes):
 
 def _written(n_words, **l2):
     gpu = gpusim.presets.apply_overrides(gpusim.presets.get_preset("h100"),
-                                         {"n_sm": 2, "gigathread.gpcs": 1, "l2.size": 1 << 20, **l2})
+                                         {"n_sm": 2, "gigathread.gpcs": 1, "l2.size": 1 << 20, "l2.usable": 1.0,
+                                          **l2})
     buf = np.zeros(n_words, np.int32)
     r = gpusim.launch(cuda.jit(sweep), 4, 256, buf, np.int64(4), mode="timing", model="ptx", gpu=gpu)
     assert (buf == np.arange(n_words) + 3).all()
