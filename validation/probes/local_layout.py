@@ -28,7 +28,7 @@ if not hasattr(np, "row_stack"):       # numba-cuda calls it; numpy 2.5 dropped 
     np.row_stack = np.vstack
 from numba import cuda  # noqa: E402
 
-from validation.probes.local_rmw import make_kernel  # noqa: E402
+from validation.probes.local_rmw import gpusim_side, make_kernel, run_variants  # noqa: E402
 
 BINS, BLOCK, PER_THREAD = 128, 256, 64
 VARIANTS = {f"{kind}_g{g}": (kind, g) for kind in ("local", "glob") for g in (132, 264, 396)}
@@ -58,30 +58,18 @@ def glob_hist(x, per_thread, mode, count, g):
 
 
 def inputs(v: str) -> tuple:
-    """(kernel, grid, host arguments) of a variant: ho_local_hist_mode's data (validation/probes/local_rmw.py)."""
+    """(kernel, grid, block, host arguments) of a variant, with ho_local_hist_mode's data (probe local_rmw)."""
     kind, grid = VARIANTS[v]
     nth = grid * BLOCK
     x = np.random.default_rng(0).integers(0, 1 << 20, nth * PER_THREAD, dtype=np.int32)
     args = (x, np.int64(PER_THREAD), np.zeros(nth, np.int32), np.zeros(nth, np.int32))
     if kind == "glob":
-        return glob_hist, grid, args + (np.zeros(nth * BINS, np.int32),)
-    return make_kernel(BINS), grid, args
+        return glob_hist, grid, BLOCK, args + (np.zeros(nth * BINS, np.int32),)
+    return make_kernel(BINS), grid, BLOCK, args
 
 
 def in_gpusim(argv: list) -> dict:
-    import gpusim
-    from validation.probes._device import gpusim_h100
-    sets = [argv[i + 1] for i, a in enumerate(argv) if a == "--set"]
-    gpu, over = gpusim_h100(sets)
-    out = {}
-    for v in VARIANTS:
-        k, grid, args = inputs(v)
-        m = gpusim.launch(cuda.jit(k), grid, BLOCK, *args, gpu=gpu, mode="timing", model="sass").metrics
-        out[v] = {"cycles": float(m["gpc__cycles_elapsed.max"]), "dram_read": m["dram__bytes_read.sum"],
-                  "dram_write": m["dram__bytes_write.sum"], "l1_hit": m["l1tex__t_sector_hit_rate.pct"],
-                  "l2_hit": m["lts__t_sector_hit_rate.pct"]}
-        print(v, out[v], flush=True)
-    return {"gpusim": out, "overrides": over}
+    return gpusim_side(VARIANTS, inputs, argv)
 
 
 def table(record: dict, sim: dict | None = None) -> None:
@@ -102,13 +90,7 @@ def table(record: dict, sim: dict | None = None) -> None:
 
 
 def inner() -> None:
-    """The variants once each, for ncu (which flushes the caches before each)."""
-    for v in VARIANTS:
-        k, grid, args = inputs(v)
-        dev = [cuda.to_device(a) if isinstance(a, np.ndarray) else a for a in args]
-        cuda.jit(k)[grid, BLOCK](*dev)
-        cuda.synchronize()
-        print("inner", v, flush=True)
+    run_variants(VARIANTS, inputs)
 
 
 def main() -> None:

@@ -83,21 +83,36 @@ def inputs(v: str) -> tuple:
     return make_kernel(bins), grid, block, (x, np.int64(pt), np.zeros(nth, np.int32), np.zeros(nth, np.int32))
 
 
-def in_gpusim(argv: list) -> dict:
+def gpusim_side(variants, inputs, argv: list) -> dict:
+    """Each variant (`inputs(v)`: kernel, grid, block, host arguments) in gpusim, h100 preset with the `--set`
+    options of argv, SASS model: cycles, DRAM bytes, L1 and L2 hit rates."""
     import gpusim
     from validation.probes._device import gpusim_h100
     sets = [argv[i + 1] for i, a in enumerate(argv) if a == "--set"]
     gpu, over = gpusim_h100(sets)
     out = {}
-    for v in VARIANTS:
+    for v in variants:
         k, grid, block, args = inputs(v)
-        r = gpusim.launch(cuda.jit(k), grid, block, *args, gpu=gpu, mode="timing", model="sass")
-        m = r.metrics
+        m = gpusim.launch(cuda.jit(k), grid, block, *args, gpu=gpu, mode="timing", model="sass").metrics
         out[v] = {"cycles": float(m["gpc__cycles_elapsed.max"]), "dram_read": m["dram__bytes_read.sum"],
                   "dram_write": m["dram__bytes_write.sum"], "l1_hit": m["l1tex__t_sector_hit_rate.pct"],
                   "l2_hit": m["lts__t_sector_hit_rate.pct"]}
         print(v, out[v], flush=True)
     return {"gpusim": out, "overrides": over}
+
+
+def run_variants(variants, inputs) -> None:
+    """Each variant once on the GPU (what ncu runs: it flushes the caches before each)."""
+    for v in variants:
+        k, grid, block, args = inputs(v)
+        dev = [cuda.to_device(a) if isinstance(a, np.ndarray) else a for a in args]
+        cuda.jit(k)[grid, block](*dev)
+        cuda.synchronize()
+        print("inner", v, flush=True)
+
+
+def in_gpusim(argv: list) -> dict:
+    return gpusim_side(VARIANTS, inputs, argv)
 
 
 def table(record: dict, sim: dict | None = None) -> None:
@@ -124,13 +139,7 @@ def table(record: dict, sim: dict | None = None) -> None:
 
 
 def inner() -> None:
-    """The variants once each, for ncu (which flushes the caches before each)."""
-    for v in VARIANTS:
-        k, grid, block, args = inputs(v)
-        dev = [cuda.to_device(a) if isinstance(a, np.ndarray) else a for a in args]
-        cuda.jit(k)[grid, block](*dev)
-        cuda.synchronize()
-        print("inner", v, flush=True)
+    run_variants(VARIANTS, inputs)
 
 
 def main() -> None:
