@@ -4,7 +4,8 @@ H100 though they fit in its L2.)
 
 One CTA per SM (1024 threads). Each CTA has its own hot slice (HOT MB over all SMs) and its own stream slice
 (STREAM MB); in each of ROUNDS rounds it reads its whole hot slice (`rd`; `rmw` adds 1 to it) and then the next
-1/ROUNDS of its stream. Under LRU the hot data stays while it and one round's stream fit: DRAM reads are HOT +
+1/ROUNDS of its stream (`cg`: reads both with ld.global.cg, past the L1, so that the L2 sees every access, as
+the replay below has it). Under LRU the hot data stays while it and one round's stream fit: DRAM reads are HOT +
 STREAM. Under a policy that lets lines age by arrival (FIFO, random), the stream pushes hot lines out and they
 are read again. ncu's DRAM bytes per launch, caches flushed before each:
 
@@ -25,7 +26,8 @@ from validation.probes._device import ncu_out, ncu_record, under_ncu, write  # n
 
 ROUNDS = 16
 CASES = [("rd", 16, 64), ("rd", 24, 64), ("rd", 32, 64), ("rd", 40, 64), ("rd", 32, 0),
-         ("rmw", 16, 64), ("rmw", 24, 64), ("rmw", 32, 64), ("rmw", 40, 64), ("rmw", 32, 0)]
+         ("rmw", 16, 64), ("rmw", 24, 64), ("rmw", 32, 64), ("rmw", 40, 64), ("rmw", 32, 0),
+         ("cg", 16, 64), ("cg", 24, 64), ("cg", 32, 64), ("cg", 40, 64), ("cg", 48, 0)]
 METRICS = "dram__bytes_read.sum,dram__bytes_write.sum,gpc__cycles_elapsed.max,lts__t_sector_hit_rate.pct"
 SRC = r"""
 extern "C" __global__ void reuse(unsigned int* hot, unsigned long long hot_words, const unsigned int* stream,
@@ -35,10 +37,10 @@ extern "C" __global__ void reuse(unsigned int* hot, unsigned long long hot_words
     unsigned int s = 0;
     for (int r = 0; r < rounds; ++r) {
         for (unsigned long long i = threadIdx.x; i < hot_words; i += blockDim.x) {
-            if (modify) p[i] += 1u; else s += p[i];
+            if (modify == 1) p[i] += 1u; else if (modify == 2) s += __ldcg(p + i); else s += p[i];
         }
         for (unsigned long long i = threadIdx.x; i < chunk_words; i += blockDim.x)
-            s += q[r * chunk_words + i];
+            s += modify == 2 ? __ldcg(q + r * chunk_words + i) : q[r * chunk_words + i];
     }
     out[blockIdx.x * blockDim.x + threadIdx.x] = s;
 }
@@ -55,8 +57,8 @@ def inner():
         cw = (stream_mb << 20) // 4 // sms // ROUNDS
         hot = cp.ones(hw * sms, dtype=cp.uint32)
         stream = cp.ones(max(cw * sms * ROUNDS, 1), dtype=cp.uint32)
-        k((sms,), (1024,), (hot, cp.uint64(hw), stream, cp.uint64(cw), cp.int32(ROUNDS), cp.int32(kind == "rmw"),
-                            out))
+        mode = {"rd": 0, "rmw": 1, "cg": 2}[kind]
+        k((sms,), (1024,), (hot, cp.uint64(hw), stream, cp.uint64(cw), cp.int32(ROUNDS), cp.int32(mode), out))
         cp.cuda.Device(0).synchronize()
         ok = bool((hot == 1 + ROUNDS).all()) if kind == "rmw" else bool((out[:1024] != 0).all())
         print(f"launch {kind} hot {hot_mb} MB stream {stream_mb} MB correct {ok}", flush=True)
