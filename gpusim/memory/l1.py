@@ -54,11 +54,15 @@ class L1Spec:
     unified: int = param(262144, "B", "L1 and shared memory share one array of this size: a launch's L1 holds "
                                       "what the shared-memory carve-out leaves (`size` is then unused); 0: a "
                                       "fixed L1 of `size`", (0, 1 << 24))
-    carveouts: str = param("32,64,100,132,164,196,228", "KiB", "the shared-memory carve-outs the driver picks "
-                                                            "from: the smallest that holds the kernel's CTAs at "
-                                                            "their occupancy (ncu launch__shared_mem_config_size "
-                                                            "on the H100: 32 KiB for a kernel without shared "
-                                                            "memory)")
+    carveouts: str = param("8,32,64,100,132,164,196,228", "KiB", "the shared-memory carve-outs the driver picks "
+                                                              "from: the smallest that holds the kernel's CTAs at "
+                                                              "their occupancy (ncu launch__shared_mem_config_size "
+                                                              "on the H100), one below `roomy_below` only where "
+                                                              "they need at most half of it")
+    roomy_below: int = param(32, "KiB", "carve-outs smaller than this are taken only for CTAs that need at most "
+                                        "half of one (on the H100, CTAs of 1 KiB each, the driver's reservation: "
+                                        "2 of 1024 threads get 8 KiB, 8 of 256 threads 32 KiB; probe l1_sweep on "
+                                        "an H200: 8 KiB and a 248-KiB L1 for 1024 threads)", (0, 1 << 14))
 
     def carveout_sizes(self) -> list[int]:
         return [int(x) * 1024 for x in self.carveouts.split(",") if x.strip()]
@@ -67,7 +71,8 @@ class L1Spec:
         """(the shared-memory carve-out for `shared_needed` bytes per SM, the L1 data capacity left)."""
         if not self.unified:
             return 0, self.size
-        fits = [c for c in self.carveout_sizes() if c >= shared_needed]
+        fits = [c for c in self.carveout_sizes()
+                if c >= (2 * shared_needed if c < self.roomy_below * 1024 else shared_needed)]
         carve = min(fits) if fits else max(self.carveout_sizes())
         return carve, self.unified - carve
 

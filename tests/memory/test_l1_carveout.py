@@ -11,9 +11,10 @@ from gpusim.errors import ConfigError
 from gpusim.presets import A100, H100
 
 
-@pytest.mark.parametrize("needed, carve", [(0, 32), (9216, 32), (32769, 64), (128000, 132), (138240, 164),
-                                           (233472, 228)])
+@pytest.mark.parametrize("needed, carve", [(2048, 8), (4096, 8), (4097, 32), (8192, 32), (9216, 32), (32769, 64),
+                                           (128000, 132), (138240, 164), (233472, 228)])
 def test_the_carveout_is_the_smallest_configuration_that_holds_the_ctas(needed, carve):
+    """8 KiB only for CTAs that need at most half of it (2 x 1 KiB gets 8 KiB on the H100, 8 x 1 KiB 32)."""
     assert H100.l1.size_for(needed) == (carve * 1024, 262144 - carve * 1024)
 
 
@@ -48,6 +49,9 @@ def test_a_launch_reports_its_carveout_and_l1_capacity():
     plain = gpusim.launch(_copy, 16, 256, a, np.zeros_like(a), mode="timing")
     assert plain.metrics["launch__shared_mem_config_size"] == 32 * 1024
     assert plain.metrics["gpusim__l1_data_bytes"] == 224 * 1024
+    wide = gpusim.launch(_copy, 4, 1024, a, np.zeros_like(a), mode="timing")     # 2 CTAs of 1024 threads an SM
+    assert wide.metrics["launch__shared_mem_config_size"] == 8 * 1024
+    assert wide.metrics["gpusim__l1_data_bytes"] == 248 * 1024
     shared = gpusim.launch(_copy_smem, 16, 256, a, np.zeros_like(a), mode="timing")
     per_cta = 49152 + 1024
     ctas = shared.metrics["launch__occupancy_limit_shared_mem"]
