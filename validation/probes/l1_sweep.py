@@ -13,6 +13,9 @@ One CTA of 1024 threads per SM, each on its own slice of memory, coalesced 4-byt
 ncu's L1 hit rate, L2 read sectors from the L1 and cycles per launch, caches flushed before each:
 
     python3 validation/probes/l1_sweep.py --out $OUT/probe_l1_sweep_h200.json     (about 1 min)
+    python3 validation/probes/l1_sweep.py --gpusim [--grid N] [--cases cyc:288,hs:192:64] [--set KEY=VALUE]
+        (the same loads in gpusim, h100 preset, SASS model, N CTAs (16; the L1 is per SM), against the record;
+        numba ports of the kernels: one load a loop iteration, as nvcc's code for them has)
 """
 from __future__ import annotations
 
@@ -87,7 +90,104 @@ def inner():
         print(f"launch {kind} {a} {b} correct {bool((out == want).all())}", flush=True)
 
 
+def _ports():
+    """numba ports of `sweep` and `hotstream` (the same addresses in the same order, one load an iteration)."""
+    from numba import cuda, uint32
+
+    def sweep(buf, words, passes, reverse, out):
+        p0 = cuda.blockIdx.x * words
+        s = uint32(0)
+        for k in range(passes):
+            if reverse and (k & 1):
+                i = words - 1 - cuda.threadIdx.x
+                while i >= 0:
+                    s += buf[p0 + i]
+                    i -= cuda.blockDim.x
+            else:
+                i = cuda.threadIdx.x
+                while i < words:
+                    s += buf[p0 + i]
+                    i += cuda.blockDim.x
+        out[cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x] = s
+
+    def hotstream(hot, hot_words, stream, chunk_words, rounds, out):
+        p0 = cuda.blockIdx.x * hot_words
+        q0 = cuda.blockIdx.x * chunk_words * rounds
+        s = uint32(0)
+        for r in range(rounds):
+            i = cuda.threadIdx.x
+            while i < hot_words:
+                s += hot[p0 + i]
+                i += cuda.blockDim.x
+            i = cuda.threadIdx.x
+            while i < chunk_words:
+                s += stream[q0 + r * chunk_words + i]
+                i += cuda.blockDim.x
+        out[cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x] = s
+
+    return sweep, hotstream
+
+
+def gpusim_case(kind: str, kb: int, stream_kb: int = 0, grid: int = 16, gpu=None) -> dict:
+    """One of CASES in gpusim (SASS model) on `grid` CTAs of 1024 threads: L1 hit rate, carve-out, cycles."""
+    import numpy as np
+
+    import gpusim
+    from gpusim.presets import get_preset
+    if not hasattr(np, "row_stack"):
+        np.row_stack = np.vstack
+    sweep, hotstream = _ports()
+    gpu = gpu or get_preset("h100")
+    out = np.zeros(grid * 1024, np.uint32)
+    if kind == "hs":
+        hw, cw = (kb << 10) // 4, (stream_kb << 10) // 4
+        r = gpusim.launch(hotstream, grid, 1024, np.ones(hw * grid, np.uint32), np.int32(hw),
+                          np.ones(cw * grid * ROUNDS, np.uint32), np.int32(cw), np.int32(ROUNDS), out, gpu=gpu,
+                          model="sass")
+        want = (hw + cw) * ROUNDS // 1024
+    else:
+        w = (kb << 10) // 4
+        r = gpusim.launch(sweep, grid, 1024, np.ones(w * grid, np.uint32), np.int32(w), np.int32(PASSES),
+                          np.int32(kind == "rev"), out, gpu=gpu, model="sass")
+        want = w * PASSES // 1024
+    m = r.metrics
+    return {"l1tex__t_sector_hit_rate.pct": m["l1tex__t_sector_hit_rate.pct"], "cycles": r.cycles,
+            "launch__shared_mem_config_size": m["launch__shared_mem_config_size"], "correct": bool((out == want).all())}
+
+
+def gpusim_main(argv: list) -> None:
+    import json
+
+    from gpusim.presets import apply_overrides, get_preset
+    grid, cases, over = 16, None, {}
+    for i, a in enumerate(argv):
+        if a == "--grid":
+            grid = int(argv[i + 1])
+        elif a == "--cases":
+            cases = argv[i + 1].split(",")
+        elif a == "--set":
+            k, v = argv[i + 1].split("=", 1)
+            over[k] = json.loads(v)
+    gpu = apply_overrides(get_preset("h100"), over)
+    path = Path(__file__).resolve().parents[1] / "data" / "h100" / "probe_l1_sweep_h200.json"
+    rec = {(r["kernel"], r["kb"], r["stream_kb"]): r for r in json.loads(path.read_text())["results"]}
+    print(f"gpusim (h100{' ' + str(over) if over else ''}, {grid} CTAs) against the H200 (132): L1 hit %, carve-out")
+    for kind, a, b in CASES:
+        tag = f"{kind}:{a}" + (f":{b}" if kind == "hs" else "")
+        if kind == "cycs" or (cases and tag not in cases):
+            continue
+        g, h = gpusim_case(kind, a, b, grid, gpu), rec.get((kind, a, b), {})
+        carve = g["launch__shared_mem_config_size"] >> 10
+        hit = h.get("l1tex__t_sector_hit_rate.pct", float("nan"))
+        hcarve = int(h.get("launch__shared_mem_config_size", 0))
+        print(f"{tag:11s} gpusim {g['l1tex__t_sector_hit_rate.pct']:5.1f} {carve:3d} KiB   H200 {hit:5.1f} "
+              f"{hcarve >> 10:3d} KiB", flush=True)
+
+
 def main():
+    if "--gpusim" in sys.argv:
+        gpusim_main(sys.argv)
+        return
     out = ncu_out(inner, "probe_l1_sweep.json")
     if out is None:
         return
