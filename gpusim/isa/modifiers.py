@@ -9,7 +9,8 @@ _FLAG = {"ftz": oc.FL_FTZ, "sat": oc.FL_SAT, "approx": oc.FL_APPROX, "hi": oc.FL
          "lo": oc.FL_LO, "full": oc.FL_FULL, "cc": oc.FL_CC, "uni": oc.FL_UNI, "volatile": oc.FL_VOLATILE,
          "NaN": oc.FL_NAN, "relu": oc.FL_RELU, "shiftamt": oc.FL_SHIFTAMT, "clamp": oc.FL_CLAMP,
          "satfinite": oc.FL_SATFINITE}
-# accepted and without functional effect (cache policy, memory-order and scope qualifiers)
+# accepted and without functional effect (cache policy, memory-order and scope qualifiers; ld's .cg and .cv, which
+# keep a load out of the L1, are read above)
 _IGNORED = {"nc", "ca", "cg", "cs", "lu", "cv", "wb", "wt", "relaxed", "acquire", "release", "acq_rel",
             "sc", "weak", "sys", "gpu", "cta", "cluster", "aligned", "sync", "noftz", "mmio", "gl",
             "unified", "noinc", "sm", "oob", "nan", "xorsign", "abs", "level", "rn_satfinite"}
@@ -39,7 +40,9 @@ def classify(base: str, mods: list[str]) -> Mods:
     for tok in mods:
         if _family(base, tok, m):
             continue
-        if is_type(tok):
+        if base == "ld" and tok in ("cg", "cv"):      # timing only: the load passes the L1 (gpusim/sm/lsu.py)
+            m.flags |= oc.FL_L2ONLY
+        elif is_type(tok):
             m.types.append(TYPE_CODE[tok])
         elif tok in oc.RND:
             m.rnd = oc.RND[tok]

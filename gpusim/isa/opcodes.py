@@ -52,6 +52,7 @@ FL_SHIFTAMT = 4096    # bfind.shiftamt
 FL_CLAMP = 8192       # shf.clamp (shf.wrap when clear)
 FL_SATFINITE = 16384  # cvt/mma .satfinite
 FL_TRANS = 32768      # ldmatrix/stmatrix .trans
+FL_L2ONLY = 65536     # ld.global .cg / .cv: cached in the L2 only, past the L1
 
 # ------------------------------------------------------------------ rounding modes (F_MOD2 for float ops)
 RND = {"rn": 0, "rz": 1, "rm": 2, "rp": 3, "rni": 4, "rzi": 5, "rmi": 6, "rpi": 7, "rna": 8}

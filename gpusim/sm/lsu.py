@@ -261,7 +261,7 @@ def global_access(lsu, l1, l2, noc, dram, tr_addr, mask, size, local_bytes, sm, 
             lsu.sm_acked[sm] = max(lsu.sm_acked[sm], acked)
             sent = max(sent, np.int64(l2.accepted[0]), at + l1.latency)     # a slice's full queue holds it
             continue
-        if bypass_l1:     # cp.async.cg: cached in the L2 only
+        if bypass_l1:     # cp.async.cg, ld.global.cg / .cv: cached in the L2 only
             t, free = l2_access(l2, noc, dram, sm, sec, start + l1.latency, False), start
         else:
             t, free = l1_load(l1, l2, noc, dram, sm, sec, start)

@@ -59,6 +59,8 @@ def exec_ld(P, M, i, w, mask, pc):
                 v = sext(v, size)
             put(P, M, i, oc.D0 + k, w, l, v)
     _trace(M, rsp, size * nv, mask, 0, nv, 0)
+    if P.ins[i, oc.F_FLAGS] & oc.FL_L2ONLY and rsp == oc.SP_GLOBAL:
+        M.tr_info[TI_ASYNC] = 2          # ld.global.cg / .cv: past the L1, as cp.async.cg (gpusim/sm/lsu.py)
 
 
 @njit(no_cpython_wrapper=True)

@@ -195,3 +195,21 @@ def probe_main(inner, in_gpusim, table, record: str) -> bool:
     else:
         return False
     return True
+
+
+def sim_options(argv: list, **defaults) -> tuple:
+    """A probe's `--gpusim` options: `--NAME VALUE` for each of `defaults` (converted as its default is: int, or a
+    comma-separated list), and any `--set KEY=VALUE` (a JSON value) as overrides of the h100 preset. Returns (the
+    options by name, the preset with the overrides, the overrides)."""
+    import json
+
+    from gpusim.presets import apply_overrides, get_preset
+    opts, over = dict(defaults), {}
+    for i, a in enumerate(argv[:-1]):
+        name, value = a[2:], argv[i + 1]
+        if name == "set":
+            k, v = value.split("=", 1)
+            over[k] = json.loads(v)
+        elif a.startswith("--") and name in opts:
+            opts[name] = int(value) if isinstance(defaults[name], int) else value.split(",")
+    return opts, apply_overrides(get_preset("h100"), over), over

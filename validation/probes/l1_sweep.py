@@ -158,17 +158,9 @@ def gpusim_case(kind: str, kb: int, stream_kb: int = 0, grid: int = 16, gpu=None
 def gpusim_main(argv: list) -> None:
     import json
 
-    from gpusim.presets import apply_overrides, get_preset
-    grid, cases, over = 16, None, {}
-    for i, a in enumerate(argv):
-        if a == "--grid":
-            grid = int(argv[i + 1])
-        elif a == "--cases":
-            cases = argv[i + 1].split(",")
-        elif a == "--set":
-            k, v = argv[i + 1].split("=", 1)
-            over[k] = json.loads(v)
-    gpu = apply_overrides(get_preset("h100"), over)
+    from validation.probes._device import sim_options
+    opts, gpu, over = sim_options(argv, grid=16, cases=[])
+    grid, cases = opts["grid"], opts["cases"]
     path = Path(__file__).resolve().parents[1] / "data" / "h100" / "probe_l1_sweep_h200.json"
     rec = {(r["kernel"], r["kb"], r["stream_kb"]): r for r in json.loads(path.read_text())["results"]}
     print(f"gpusim (h100{' ' + str(over) if over else ''}, {grid} CTAs) against the H200 (132): L1 hit %, carve-out")

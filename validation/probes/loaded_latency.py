@@ -15,6 +15,10 @@ Per mode: percentiles of the step latency over all SMs (the first 64 steps dropp
 medians, and a 16-cycle histogram. No ncu:
 
     python3 validation/probes/loaded_latency.py --out $OUT/probe_loaded_latency_h200.json     (about 10 s)
+    python3 validation/probes/loaded_latency.py --gpusim [--steps N] [--grid G] [--modes idle,dram] [--set K=V]
+        (the same CUDA C in gpusim, h100 preset, SASS model; needs nvcc on PATH; N steps (128), G CTAs (132). A
+        gpusim launch starts with cold caches, where the GPU's ran after a warming one: the chain's first lap is
+        DRAM misses, so with N >= 576 only the second lap counts)
 """
 from __future__ import annotations
 
@@ -69,11 +73,19 @@ extern "C" __global__ void chase(const unsigned int* chain, int steps, const uns
 """
 
 
-def run() -> list:
-    import cupy as cp
+def _summary(name: str, loaders: int, kind: int, x) -> dict:
     import numpy as np
-    k = cp.RawModule(code=SRC).get_function("chase")
-    sms = cp.cuda.Device(0).attributes["MultiProcessorCount"]
+    med = np.median(x, axis=1)
+    hist = np.bincount(np.minimum(x.ravel() // 16, 400))
+    return {"mode": name, "loader_warps": loaders, "load": ["none", "l2", "dram"][kind],
+            "p01_p10_p50_p90_p99": [float(np.percentile(x, q)) for q in (1, 10, 50, 90, 99)],
+            "mean": float(x.mean()), "std": float(x.std()),
+            "sm_median_p10_p50_p90": [float(np.percentile(med, q)) for q in (10, 50, 90)],
+            "hist_16cycle_bins": {str(16 * i): int(v) for i, v in enumerate(hist) if v}}
+
+
+def _chain(sms: int):
+    import numpy as np
     rng = np.random.default_rng(1)
     chain = np.zeros(sms * LINES * 32, np.uint32)
     for b in range(sms):                 # a random cycle through the CTA's 512 lines, the next line's index at word 0
@@ -81,7 +93,52 @@ def run() -> list:
         nxt = np.empty(LINES, np.uint32)
         nxt[order] = np.roll(order, -1)
         chain[b * LINES * 32:(b + 1) * LINES * 32:32] = nxt
-    chain_d = cp.asarray(chain)
+    return chain
+
+
+def _fmt(q) -> str:
+    return " / ".join(f"{v:.0f}" for v in q)
+
+
+def gpusim_side(argv: list) -> None:
+    """The same kernel in gpusim: per mode the step latencies' percentiles beside the record's."""
+    import json
+    import os
+    import tempfile
+
+    import numpy as np
+
+    import gpusim
+    from validation.probes._device import sim_options
+    opts, gpu, over = sim_options(argv, steps=128, grid=132, modes=list(MODES))
+    steps, grid, modes = opts["steps"], opts["grid"], opts["modes"]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "loaded_latency.cu")
+        Path(path).write_text(SRC)
+        k = gpusim.load_cuda(path)["chase"]
+    rec_path = Path(__file__).resolve().parents[1] / "data" / "h100" / "probe_loaded_latency_h200.json"
+    rec = {r["mode"]: r for r in json.loads(rec_path.read_text())["results"]} if rec_path.exists() else {}
+    chain = _chain(grid)
+    print(f"gpusim (h100{' ' + str(over) if over else ''}, {grid} CTAs, {steps} steps; the H200 {STEPS}): cycles a "
+          "step, p1 / p10 / p50 / p90 / p99 (std)")
+    for name in modes:
+        loaders, kind = MODES[name]
+        words = (16 << 20) // 4 if kind == 2 else (64 << 10) // 4
+        lat = np.zeros(grid * steps, np.int64)
+        k_args = (chain, np.int32(steps), np.ones(grid * words, np.uint32), np.int64(words), np.int32(loaders),
+                  np.int32(kind), lat, np.zeros(2, np.uint32))
+        r = gpusim.launch(k, grid, 1024, *k_args, gpu=gpu, model="sass")
+        x = lat.reshape(grid, steps)[:, LINES if steps >= LINES + 64 else min(64, steps // 4):]
+        g, h = _summary(name, loaders, kind, x), rec.get(name, {})
+        print(f"{name:5s} gpusim {_fmt(g['p01_p10_p50_p90_p99'])} ({g['std']:.0f}), {r.cycles} cycles   H200 "
+              f"{_fmt(h.get('p01_p10_p50_p90_p99', []))} ({h.get('std', float('nan')):.0f})", flush=True)
+
+
+def run() -> list:
+    import cupy as cp
+    k = cp.RawModule(code=SRC).get_function("chase")
+    sms = cp.cuda.Device(0).attributes["MultiProcessorCount"]
+    chain_d = cp.asarray(_chain(sms))
     sink = cp.zeros(2, cp.uint32)
     lat = cp.zeros(sms * STEPS, cp.int64)
     rows = []
@@ -94,20 +151,16 @@ def run() -> list:
         del bulk
         if name == "warm":
             continue
-        x = cp.asnumpy(lat).reshape(sms, STEPS)[:, 64:]
-        med = np.median(x, axis=1)
-        hist = np.bincount(np.minimum(x.ravel() // 16, 400))
-        rows.append({"mode": name, "loader_warps": loaders, "load": ["none", "l2", "dram"][kind],
-                     "p01_p10_p50_p90_p99": [float(np.percentile(x, q)) for q in (1, 10, 50, 90, 99)],
-                     "mean": float(x.mean()), "std": float(x.std()),
-                     "sm_median_p10_p50_p90": [float(np.percentile(med, q)) for q in (10, 50, 90)],
-                     "hist_16cycle_bins": {str(16 * i): int(v) for i, v in enumerate(hist) if v}})
+        rows.append(_summary(name, loaders, kind, cp.asnumpy(lat).reshape(sms, STEPS)[:, 64:]))
         print(name, rows[-1]["p01_p10_p50_p90_p99"], "std", round(rows[-1]["std"], 1), "SM medians",
               rows[-1]["sm_median_p10_p50_p90"], flush=True)
     return rows
 
 
 def main():
+    if "--gpusim" in sys.argv:
+        gpusim_side(sys.argv)
+        return
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default="probe_loaded_latency.json")
     a = ap.parse_args()
