@@ -20,7 +20,7 @@ from gpusim.jit import njit
 from gpusim.memory.access import fault, load, locate, store
 from gpusim.sm.memops import address
 from gpusim.sm.operands import bits
-from gpusim.sm.state import TI_ASYNC, TI_ATOM, TI_MASK, TI_NVEC, TI_SIZE, TI_SPACE, TI_STORE
+from gpusim.sm.state import TI_ATOM, TI_MASK, TI_NVEC, TI_PAST_L1, TI_SIZE, TI_SPACE, TI_STORE
 
 OPT_SRC_SIZE, OPT_IGNORE_SRC = 1, 2
 
@@ -70,4 +70,4 @@ def exec_cp_async(P, M, i, w, mask, pc):
     M.tr_info[TI_STORE] = 0
     M.tr_info[TI_NVEC] = 1
     M.tr_info[TI_ATOM] = 0
-    M.tr_info[TI_ASYNC] = 1 + P.ins[i, oc.F_MOD2]       # 1: .ca, 2: .cg (bypasses the L1)
+    M.tr_info[TI_PAST_L1] = P.ins[i, oc.F_MOD2]         # 0: .ca, 1: .cg (cached in the L2 only)

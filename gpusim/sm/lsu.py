@@ -38,7 +38,7 @@ from gpusim.memory.shared_banks import ATOM, LD, ST, smem_access, wavefronts
 from gpusim.sm.atomics import global_atomic
 from gpusim.sm.copygroups import make_state as copy_groups
 from gpusim.sm.copygroups import warp_reset as copies_reset
-from gpusim.sm.state import TI_ASYNC, TI_ATOM, TI_MASK, TI_SIZE, TI_SPACE, TI_STORE
+from gpusim.sm.state import TI_ATOM, TI_MASK, TI_PAST_L1, TI_SIZE, TI_SPACE, TI_STORE
 from gpusim.spec import MAX_CYCLES, param
 
 LOCAL_BASE = np.int64(1) << 44
@@ -432,7 +432,7 @@ def memory_timing(lsu, smem, l1, l2, noc, dram, tr_addr, tr_info, local_bytes, s
         return global_atomic(lsu, l1, l2, noc, dram, tr_addr, mask, size, sm, pc, now, w), KIND_LONG
     if sp == oc.SP_GLOBAL or sp == oc.SP_LOCAL:
         is_local = sp == oc.SP_LOCAL
-        bypass = tr_info[TI_ASYNC] == 2
+        bypass = tr_info[TI_PAST_L1] != 0
         # a global load's data comes through the L1's banks, counted as shared memory's
         banks = smem.banks if sp == oc.SP_GLOBAL and not is_store and not bypass else 0
         return global_access(lsu, l1, l2, noc, dram, tr_addr, mask, size, local_bytes, sm, pc, now, is_store,

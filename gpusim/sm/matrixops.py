@@ -16,7 +16,7 @@ from gpusim.jit import njit
 from gpusim.memory.access import fault, load, locate, store
 from gpusim.sm.memops import address
 from gpusim.sm.operands import bits, put
-from gpusim.sm.state import TI_ASYNC, TI_ATOM, TI_MASK, TI_NVEC, TI_SIZE, TI_SPACE, TI_STORE
+from gpusim.sm.state import TI_ATOM, TI_MASK, TI_NVEC, TI_PAST_L1, TI_SIZE, TI_SPACE, TI_STORE
 
 
 @njit(no_cpython_wrapper=True)
@@ -27,7 +27,7 @@ def _trace(M, sp, nmat, is_store):
     M.tr_info[TI_STORE] = is_store
     M.tr_info[TI_NVEC] = 1
     M.tr_info[TI_ATOM] = 0
-    M.tr_info[TI_ASYNC] = 0
+    M.tr_info[TI_PAST_L1] = 0
 
 
 @njit(no_cpython_wrapper=True, inline="always")

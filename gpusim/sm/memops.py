@@ -10,7 +10,7 @@ from gpusim.isa.types import K_FLOAT, K_SINT, T_F32
 from gpusim.jit import njit
 from gpusim.memory.access import fault, load, locate, store
 from gpusim.sm.operands import bits, put
-from gpusim.sm.state import TI_ASYNC, TI_ATOM, TI_MASK, TI_NVEC, TI_SIZE, TI_SPACE, TI_STORE
+from gpusim.sm.state import TI_ATOM, TI_MASK, TI_NVEC, TI_PAST_L1, TI_SIZE, TI_SPACE, TI_STORE
 
 
 @njit(no_cpython_wrapper=True, inline="always")
@@ -33,7 +33,7 @@ def _trace(M, sp, size, mask, is_store, nvec, atom):
     M.tr_info[TI_STORE] = is_store
     M.tr_info[TI_NVEC] = nvec
     M.tr_info[TI_ATOM] = atom
-    M.tr_info[TI_ASYNC] = 0
+    M.tr_info[TI_PAST_L1] = 0
 
 
 @njit(no_cpython_wrapper=True)
@@ -60,7 +60,7 @@ def exec_ld(P, M, i, w, mask, pc):
             put(P, M, i, oc.D0 + k, w, l, v)
     _trace(M, rsp, size * nv, mask, 0, nv, 0)
     if P.ins[i, oc.F_FLAGS] & oc.FL_L2ONLY and rsp == oc.SP_GLOBAL:
-        M.tr_info[TI_ASYNC] = 2          # ld.global.cg / .cv: past the L1, as cp.async.cg (gpusim/sm/lsu.py)
+        M.tr_info[TI_PAST_L1] = 1        # ld.global.cg / .cv: cached in the L2 only (gpusim/sm/lsu.py)
 
 
 @njit(no_cpython_wrapper=True)

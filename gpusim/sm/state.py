@@ -58,7 +58,8 @@ MemLanes = namedtuple("MemLanes", "R si sf sregs tr_addr tr_info gmem alo ahi sm
 
 G_NTX, G_NTY, G_NTZ, G_NCX, G_NCY, G_NCZ, G_NSM, G_DYNSMEM, G_TOTSMEM, G_TRACE, G_STACK = range(11)
 G_CLX, G_CLY, G_CLZ, G_EXPLICIT = range(11, 15)     # cluster dims (1, 1, 1: clusters of one), launched with them
-TI_SPACE, TI_SIZE, TI_MASK, TI_STORE, TI_NVEC, TI_ATOM, TI_ASYNC = range(7)    # TI_ASYNC: cp.async .ca 1, .cg 2
+# TI_PAST_L1: 1 for an access cached in the L2 only (cp.async.cg, ld.global.cg / .cv)
+TI_SPACE, TI_SIZE, TI_MASK, TI_STORE, TI_NVEC, TI_ATOM, TI_PAST_L1 = range(7)
 
 
 def make_prog(k) -> Prog:
