@@ -12,6 +12,8 @@ are read again. ncu's DRAM bytes per launch, caches flushed before each:
     python3 validation/probes/l2_reuse_stream.py --out $OUT/probe_l2_reuse_stream_h200.json     (about 30 s)
     python3 validation/probes/l2_reuse_stream.py --replay [--set KEY=VALUE ...]   (gpusim's L2 alone, no GPU: the
         same access order through the h100 preset's L2, one SM's line at a time in turn, against the record)
+    python3 validation/probes/l2_reuse_stream.py --gpusim [--cases rd:24:64,...] [--set KEY=VALUE ...]   (the
+        kernel itself in gpusim, SASS model, nvcc on PATH; about a minute a case)
 """
 from __future__ import annotations
 
@@ -109,7 +111,42 @@ def replay(sets: list) -> None:
               f"(least {(hot_mb + stream_mb) * 1.048576:.1f})")
 
 
+def gpusim_side(argv: list) -> None:
+    """The probe's CUDA C (nvcc on PATH) in gpusim, SASS model, one CTA an SM: cycles, DRAM MB read and the L1's
+    hit rate per case of `--cases` (kind:hot:stream), against the record."""
+    import os
+    import tempfile
+
+    import numpy as np
+
+    import gpusim
+    from validation.probes._device import sim_options
+    opts, gpu, over = sim_options(argv, cases=["rd:24:64"])
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "reuse.cu")
+        Path(path).write_text(SRC)
+        k = gpusim.load_cuda(path)["reuse"]
+    rec_path = Path(__file__).resolve().parents[1] / "data" / "h100" / "probe_l2_reuse_stream_h200.json"
+    rec = {(r["kernel"], r["hot_mb"], r["stream_mb"]): r for r in json.loads(rec_path.read_text())["results"]}
+    sms = gpu.n_sm
+    print(f"gpusim (h100{' ' + str(over) if over else ''}) against the H200: cycles, DRAM MB read, L1 hit %")
+    for case in opts["cases"]:
+        kind, hot_mb, stream_mb = case.split(":")[0], int(case.split(":")[1]), int(case.split(":")[2])
+        hw, cw = (hot_mb << 20) // 4 // sms, (stream_mb << 20) // 4 // sms // ROUNDS
+        hot, stream = np.ones(hw * sms, np.uint32), np.ones(max(cw * sms * ROUNDS, 1), np.uint32)
+        r = gpusim.launch(k, sms, 1024, hot, np.uint64(hw), stream, np.uint64(cw), np.int32(ROUNDS),
+                          np.int32({"rd": 0, "rmw": 1, "cg": 2}[kind]), np.zeros(sms * 1024, np.uint32), gpu=gpu,
+                          model="sass")
+        h = rec.get((kind, hot_mb, stream_mb), {})
+        print(f"{case:10s} gpusim {r.cycles:9,d} {r.metrics['dram__bytes_read.sum'] / 1e6:6.1f} "
+              f"{r.metrics['l1tex__t_sector_hit_rate.pct']:5.1f}   H200 {h.get('gpc__cycles_elapsed.max', 0):9,.0f} "
+              f"{h.get('dram__bytes_read.sum', 0) / 1e6:6.1f}", flush=True)
+
+
 def main():
+    if "--gpusim" in sys.argv:
+        gpusim_side(sys.argv)
+        return
     if "--replay" in sys.argv:
         replay([sys.argv[i + 1] for i, a in enumerate(sys.argv) if a == "--set"])
         return
