@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpusim.jit import njit
+from gpusim.memory.timeline import book, make_timeline
 from gpusim.spec import MAX_CYCLES, param
 
 
@@ -24,6 +25,10 @@ class InterconnectSpec:
     far_latency: int = param(32, "cycles", "extra round trip to a slice in the other L2 partition (measured: "
                                            "validation/probes/l2_near_far.py, modes 277 / 308 cycles)", (0, MAX_CYCLES))
     port_bandwidth: float = param(64.0, "B/cycle", "data one SM can receive from the L2 per cycle", (1e-3, 1e6))
+    port_order: int = param(1, "flag", "1: the SM's port takes returns in the order they arrive (a timeline); 0: "
+                                       "in the order gpusim computes them (one free-at cycle an SM: data computed "
+                                       "later but back earlier waits behind data back later; until the "
+                                       "thirty-seventh pass)", (0, 1))
 
     def validate(self, prefix: str = "") -> None:
         from gpusim.errors import ConfigError
@@ -31,13 +36,14 @@ class InterconnectSpec:
             raise ConfigError(f"bad value for '{prefix}port_bandwidth': must be positive")
 
 
-NoC = namedtuple("NoC", "n_sm partitions far_latency port_bandwidth port_free counters")
+NoC = namedtuple("NoC", "n_sm partitions far_latency port_bandwidth port_free counters arrival port")
 FAR_SECTORS = 0       # counters
 
 
 def make_state(spec: InterconnectSpec, n_sm: int, l2_partitions: int) -> NoC:
     return NoC(np.int64(n_sm), np.int64(l2_partitions), np.int64(spec.far_latency), np.float64(spec.port_bandwidth),
-               np.zeros(n_sm, np.float64), np.zeros(1, np.int64))
+               np.zeros(n_sm, np.float64), np.zeros(1, np.int64), spec.port_order == 1,
+               make_timeline(n_sm if spec.port_order == 1 else 1))
 
 
 def counters(n: NoC) -> dict:
@@ -58,6 +64,8 @@ def hop(n, sm, sl, nslices):
 @njit(inline="always")
 def deliver(n, sm, t, nbytes):
     """Cycle `nbytes` arriving at SM `sm`'s port at cycle t are through it."""
+    if n.arrival:
+        return np.int64(book(n.port, sm, np.float64(t), nbytes / n.port_bandwidth))
     start = max(np.float64(t), n.port_free[sm])
     n.port_free[sm] = start + nbytes / n.port_bandwidth
     return np.int64(start)

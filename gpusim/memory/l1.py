@@ -27,6 +27,7 @@ from gpusim.jit import njit
 from gpusim.memory.cache import fill, make_cache, pending, probe
 from gpusim.memory.l2 import l2_access
 from gpusim.memory.replacement import check_policy
+from gpusim.memory.timeline import book, make_timeline
 from gpusim.spec import MAX_CYCLES, param
 
 
@@ -42,6 +43,14 @@ class L1Spec:
                                             "cycles; fitted: chase_l1)", (0, MAX_CYCLES))
     mshrs: int = param(1024, "sectors", "outstanding sector misses per SM (fitted: the smallest count at which "
                                                 "coalesce_s08 does not throttle, as the H100 does not)", (1, 65536))
+    miss_interval: float = param(1.0, "cycles", "the SM sends the L2 at most one line request (the sectors of one "
+                                                "line that one load misses) per this many cycles (probe miss_capacity: "
+                                                "past ~600 sectors a round grows one cycle a sector, from the L2 or "
+                                                "DRAM alike); 0: no limit", (0.0, 1000.0))
+    miss_line_cycles: float = param(2.0, "cycles", "one load's line requests leave this many cycles apart (probe "
+                                                   "gather_latency: past 4 lines a warp load that hits the L2 takes "
+                                                   "about 2 cycles a line more on the H200, plain or .cg alike)",
+                                    (0.0, 1000.0))
     replacement: str = param("lru", "name", "replacement policy: lru | fifo | srrip (gpusim/memory/replacement.py)")
     store_waits: int = param(2, "mode", "a store waits for fills on their way, holding the L1: 2 to any sector "
                                         "of its line (fitted: l2_rmw_8mb/16mb), 1 to its own sectors, 0 none",
@@ -96,7 +105,9 @@ class L1Spec:
         check_policy(self.replacement, prefix + "replacement")
 
 
-L1 = namedtuple("L1", "cache latency mshr_free mshr_next counters store_waits store_allocate")
+L1 = namedtuple("L1", "cache latency mshr_free mshr_next counters store_waits store_allocate miss_interval "
+                       "misses miss_line req")
+# req: scratch for the load being sent: its line requests so far, the line of the last, the cycle that one left
 LOOKUPS, HITS, MSHR_WAIT = range(3)      # counters
 
 
@@ -104,7 +115,9 @@ def make_state(spec: L1Spec, n_sm: int, sass: bool = False) -> L1:
     return L1(make_cache(n_sm, spec.size, spec.assoc, spec.replacement),
               np.int64(spec.latency_sass if sass else spec.latency),
               np.zeros((n_sm, spec.mshrs), np.int64), np.zeros(n_sm, np.int64), np.zeros(3, np.int64),
-              np.int64(spec.store_waits), np.int64(spec.store_allocate))
+              np.int64(spec.store_waits), np.int64(spec.store_allocate), np.float64(spec.miss_interval),
+              make_timeline(n_sm if spec.miss_interval > 0 else 1), np.float64(spec.miss_line_cycles),
+              np.zeros(3, np.int64))
 
 
 def counters(l1: L1) -> dict:
@@ -126,6 +139,31 @@ def l1_store(l1, sm, sector, start, local):
     return t
 
 
+@njit(inline="always")
+def begin_request(l1):
+    """A new load is about to send its misses."""
+    l1.req[0] = 0
+    l1.req[1] = -1
+
+
+@njit(inline="always")
+def send_miss(l1, sm, sector, t):
+    """The cycle a sector of the current load, ready to leave for the L2 at t, leaves SM `sm`: a line's sectors go
+    together, a load's lines `miss_line` cycles apart, the SM's at most one per `miss_interval`."""
+    if l1.miss_interval <= 0.0 and l1.miss_line <= 0.0:
+        return t
+    line = sector >> 2
+    if line == l1.req[1]:
+        return max(t, l1.req[2])
+    l1.req[1] = line
+    t = t + np.int64(l1.req[0] * l1.miss_line)
+    l1.req[0] += 1
+    if l1.miss_interval > 0.0:
+        t = np.int64(book(l1.misses, sm, np.float64(t), l1.miss_interval))
+    l1.req[2] = t
+    return t
+
+
 @njit
 def l1_load(l1, l2, noc, dram, sm, sector, start):
     """A load sector the LSU took at `start`: (cycle its data is ready, cycle the LSU may go on)."""
@@ -141,7 +179,7 @@ def l1_load(l1, l2, noc, dram, sm, sector, start):
     if free > start:               # every MSHR busy: wait for the oldest
         l1.counters[MSHR_WAIT] += free - start
         t += free - start
-    done = l2_access(l2, noc, dram, sm, sector, t, False)
+    done = l2_access(l2, noc, dram, sm, sector, send_miss(l1, sm, sector, t), False)
     l1.mshr_free[sm, slot] = done
     fill(l1.cache, sm, sector, done, start, False)
     return done, max(start, free)

@@ -32,7 +32,7 @@ import numpy as np
 from gpusim.isa import opcodes as oc
 from gpusim.jit import njit
 from gpusim.memory.coalescer import coalesce, count_lines
-from gpusim.memory.l1 import l1_load, l1_store
+from gpusim.memory.l1 import begin_request, l1_load, l1_store, send_miss
 from gpusim.memory.l2 import l2_access
 from gpusim.memory.shared_banks import ATOM, LD, ST, smem_access, wavefronts
 from gpusim.sm.atomics import global_atomic
@@ -248,6 +248,7 @@ def global_access(lsu, l1, l2, noc, dram, tr_addr, mask, size, local_bytes, sm, 
             lsu.partial[k] = sector_partial(addrs, mask, size, lsu.sectors[k])
             if lsu.partial[k] != 0:
                 whole = False
+    begin_request(l1)
     for k in range(ns):
         sec = lsu.sectors[k]
         if is_store:      # write-through to the L2 once its line's fills are in: only the warp's exit waits (drain)
@@ -262,7 +263,7 @@ def global_access(lsu, l1, l2, noc, dram, tr_addr, mask, size, local_bytes, sm, 
             sent = max(sent, np.int64(l2.accepted[0]), at + l1.latency)     # a slice's full queue holds it
             continue
         if bypass_l1:     # cp.async.cg, ld.global.cg / .cv: cached in the L2 only
-            t, free = l2_access(l2, noc, dram, sm, sec, start + l1.latency, False), start
+            t, free = l2_access(l2, noc, dram, sm, sec, send_miss(l1, sm, sec, start + l1.latency), False), start
         else:
             t, free = l1_load(l1, l2, noc, dram, sm, sec, start)
         go_on = max(go_on, free)

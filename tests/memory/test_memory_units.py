@@ -12,6 +12,8 @@ from gpusim.memory.l2 import l2_access, slice_of
 from gpusim.presets import H100, TINY
 from gpusim.timing.state import make_units
 
+# exact latencies: without the exponential parts (l2.spread, dram.spread; tests/memory/test_latency_spread.py)
+EXACT = H100.with_(**{"l2.spread": 0.0, "dram.spread": 0.0})
 HEAD = ".version 8.0\n.target sm_90\n.address_size 64\n"
 TINY_PTX = HEAD + ".visible .entry k()\n{\nret;\n}\n"
 
@@ -41,26 +43,26 @@ def _warm_hit_cycles(spec, sm, sector):
 
 
 def test_near_l2_hit_takes_the_preset_latency():
-    spec = H100.with_(**{"l2.latency": 200})
+    spec = EXACT.with_(**{"l2.latency": 200})
     cycles, far = _warm_hit_cycles(spec, 0, _sector_in_partition(spec, 0, near=True))
     assert (cycles, far) == (200, 0)
 
 
 @pytest.mark.parametrize("far_latency", [32, 80])
 def test_far_partition_hit_adds_the_far_latency(far_latency):
-    spec = H100.with_(**{"l2.latency": 200, "noc.far_latency": far_latency})
+    spec = EXACT.with_(**{"l2.latency": 200, "noc.far_latency": far_latency})
     cycles, far = _warm_hit_cycles(spec, 0, _sector_in_partition(spec, 0, near=False))
     assert (cycles, far) == (200 + far_latency, 1)
 
 
 def test_an_sm_in_the_other_partition_sees_near_and_far_swapped():
-    spec = H100.with_(**{"l2.latency": 200, "noc.far_latency": 40})
+    spec = EXACT.with_(**{"l2.latency": 200, "noc.far_latency": 40})
     sector = _sector_in_partition(spec, 0, near=True)
     assert _warm_hit_cycles(spec, spec.n_sm - 1, sector) == (240, 1)
 
 
 def test_one_partition_has_no_far_cost():
-    spec = H100.with_(**{"l2.latency": 200, "l2.partitions": 1, "noc.far_latency": 40})
+    spec = EXACT.with_(**{"l2.latency": 200, "l2.partitions": 1, "noc.far_latency": 40})
     sector = _sector_in_partition(H100, 0, near=False)
     assert _warm_hit_cycles(spec, 0, sector) == (200, 0)
 

@@ -262,8 +262,10 @@ def test_warps_stay_on_their_sm_while_the_atomic_unit_they_feed_is_backed_up():
     atomic credits, the warps wait in their SMs until their adds are taken, as the H100's do (ncu: the SMs
     are active nearly the whole kernel); without them every warp sends its adds off and is gone at once."""
     k = gpusim.load_ptx(_RED_ONE_ADDRESS)["k"]
-    # (no same-address cost at the SM: the unit alone sets the pace)
-    spec = H100.with_(**{"n_sm": 8, "gigathread.gpcs": 2, "lsu.atomic_same_address_cycles": 0})
+    # (no same-address cost at the SM: the unit alone sets the pace; no latency spread: its instruction fetches
+    # from the L2 would start the SMs' warps apart)
+    spec = H100.with_(**{"n_sm": 8, "gigathread.gpcs": 2, "lsu.atomic_same_address_cycles": 0, "l2.spread": 0.0,
+                         "dram.spread": 0.0})
     active = {}
     for credits in (256, 0):
         m = gpusim.launch(k, 32, 256, np.zeros(1, np.uint32), gpu=spec.with_(**{"lsu.atomic_credits": credits}),
