@@ -199,3 +199,24 @@ def test_a_spec_made_from_a_preset_compiles_for_that_presets_architecture():
     from gpusim.presets import get_preset
     mine = get_preset("a100").with_(name="my_a100")
     assert gt.arch_of(mine) == 80 and gt.arch_of(get_preset("tiny")) == 90
+
+
+@triton.jit
+def same_block(x_ptr, out_ptr, BLOCK: tl.constexpr, MOD: tl.constexpr):
+    offs = tl.arange(0, BLOCK)                  # every program reads the same BLOCK elements
+    x = tl.load(x_ptr + offs, cache_modifier=MOD)
+    tl.store(out_ptr + tl.program_id(0) * BLOCK + offs, x * 2.0)
+
+
+@pytest.mark.parametrize("modifier,l1_hits", [("", True), (".ca", True), (".cg", False), (".cv", False)])
+def test_a_loads_cache_modifier_decides_whether_the_l1_serves_it(modifier, l1_hits):
+    """Triton's cache_modifier becomes ld.global.cg / .cv, which read past the L1 (the programs' shared block is
+    then read from the L2 each time); plain and .ca loads hit the L1 of the SMs that read it before."""
+    x = np.arange(256, dtype=np.float32)
+    out = np.zeros(256 * 264, np.float32)
+    ptx = gt.compile_for(same_block, x, out, BLOCK=256, MOD=modifier).ptx
+    assert ("ld.global" + modifier + ".") in ptx or not modifier
+    res = gt.jit_launch(same_block, (264,), x, out, BLOCK=256, MOD=modifier, num_warps=2, mode="timing")
+    np.testing.assert_array_equal(out.reshape(264, 256), np.broadcast_to(2 * x, (264, 256)))
+    hit = res.metrics["l1tex__t_sector_hit_rate.pct"]
+    assert (hit > 40) if l1_hits else (hit == 0)
