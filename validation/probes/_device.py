@@ -197,6 +197,25 @@ def probe_main(inner, in_gpusim, table, record: str) -> bool:
     return True
 
 
+def cuda_module(src: str, name: str) -> dict:
+    """A probe's CUDA C compiled for gpusim (nvcc to PTX): its kernels by name. Without nvcc on PATH, or where it
+    fails, the probe stops with gpusim's message (exit status 2) rather than a traceback."""
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    from gpusim.errors import GpusimError
+    from gpusim.kernels import load_cuda
+    with tempfile.TemporaryDirectory() as tmp:
+        cu = Path(tmp) / name
+        cu.write_text(src)
+        try:
+            return load_cuda(cu)
+        except GpusimError as e:
+            print(f"gpusim: {e}", file=sys.stderr)
+            raise SystemExit(2) from None
+
+
 def sim_options(argv: list, **defaults) -> tuple:
     """A probe's `--gpusim` options: `--NAME VALUE` for each of `defaults` (converted as its default is: int, or a
     comma-separated list), and any `--set KEY=VALUE` (a JSON value) as overrides of the h100 preset. Returns (the

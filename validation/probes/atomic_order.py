@@ -96,19 +96,15 @@ def inner():
 def in_gpusim(data="validation/data/h100/probe_atomic_order_h200.json") -> list:
     """The kernels in gpusim (h100 preset, SASS model; nvcc compiles the CUDA C here) beside the GPU's."""
     import json
-    import tempfile
 
     import numpy as np
 
     import gpusim
-    from gpusim.kernels import load_cuda
     root = Path(__file__).resolve().parents[2]
     path = root / data
     hw = {r["kernel"]: r for r in json.loads(path.read_text())["results"]} if path.exists() else {}
-    with tempfile.TemporaryDirectory() as tmp:
-        cu = Path(tmp) / "atomic_order.cu"
-        cu.write_text(source())
-        mod = load_cuda(cu)
+    from validation.probes._device import cuda_module
+    mod = cuda_module(source(), "atomic_order.cu")
     rows = []
     for name in ORDERS:
         k = f"order_{name}"
@@ -142,16 +138,11 @@ def scope_on_device() -> dict:
 
 
 def scope_in_gpusim() -> dict:
-    import tempfile
-
     import numpy as np
 
     import gpusim
-    from gpusim.kernels import load_cuda
-    with tempfile.TemporaryDirectory() as tmp:
-        cu = Path(tmp) / "fence_scope.cu"
-        cu.write_text(busy_source())
-        k = load_cuda(cu)["fence_scope"]
+    from validation.probes._device import cuda_module
+    k = cuda_module(busy_source(), "fence_scope.cu")["fence_scope"]
 
     def run(busy):
         clk = np.zeros(GRID, np.int64)

@@ -123,18 +123,14 @@ def run() -> list:
 def gpusim_side(argv: list) -> None:
     """The same kernel in gpusim, beside the record."""
     import json
-    import os
-    import tempfile
 
     import numpy as np
 
     import gpusim
     from validation.probes._device import sim_options
     opts, gpu, over = sim_options(argv, steps=0, grid=0, modes=list(MODES), n=[str(v) for v in NS])
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "gather_latency.cu")
-        Path(path).write_text(SRC)
-        k = gpusim.load_cuda(path)["gather"]
+    from validation.probes._device import cuda_module
+    k = cuda_module(SRC, "gather_latency.cu")["gather"]
     rec_path = Path(__file__).resolve().parents[1] / "data" / "h100" / "probe_gather_latency_h200.json"
     rec = {(r["mode"], r["n"]): r for r in json.loads(rec_path.read_text())["results"]} if rec_path.exists() else {}
     print(f"gpusim (h100{' ' + str(over) if over else ''}): cycles a step, mean and p10 / p50 / p90 (a gpusim "

@@ -114,18 +114,14 @@ def replay(sets: list) -> None:
 def gpusim_side(argv: list) -> None:
     """The probe's CUDA C (nvcc on PATH) in gpusim, SASS model, one CTA an SM: cycles, DRAM MB read and the L1's
     hit rate per case of `--cases` (kind:hot:stream), against the record."""
-    import os
-    import tempfile
 
     import numpy as np
 
     import gpusim
     from validation.probes._device import sim_options
     opts, gpu, over = sim_options(argv, cases=["rd:24:64"])
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "reuse.cu")
-        Path(path).write_text(SRC)
-        k = gpusim.load_cuda(path)["reuse"]
+    from validation.probes._device import cuda_module
+    k = cuda_module(SRC, "reuse.cu")["reuse"]
     rec_path = Path(__file__).resolve().parents[1] / "data" / "h100" / "probe_l2_reuse_stream_h200.json"
     rec = {(r["kernel"], r["hot_mb"], r["stream_mb"]): r for r in json.loads(rec_path.read_text())["results"]}
     sms = gpu.n_sm

@@ -103,8 +103,6 @@ def _fmt(q) -> str:
 def gpusim_side(argv: list) -> None:
     """The same kernel in gpusim: per mode the step latencies' percentiles beside the record's."""
     import json
-    import os
-    import tempfile
 
     import numpy as np
 
@@ -112,10 +110,8 @@ def gpusim_side(argv: list) -> None:
     from validation.probes._device import sim_options
     opts, gpu, over = sim_options(argv, steps=128, grid=132, modes=list(MODES))
     steps, grid, modes = opts["steps"], opts["grid"], opts["modes"]
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "loaded_latency.cu")
-        Path(path).write_text(SRC)
-        k = gpusim.load_cuda(path)["chase"]
+    from validation.probes._device import cuda_module
+    k = cuda_module(SRC, "loaded_latency.cu")["chase"]
     rec_path = Path(__file__).resolve().parents[1] / "data" / "h100" / "probe_loaded_latency_h200.json"
     rec = {r["mode"]: r for r in json.loads(rec_path.read_text())["results"]} if rec_path.exists() else {}
     chain = _chain(grid)

@@ -78,18 +78,14 @@ def in_gpusim(names=None, data="validation/data/h100/probe_sfu_rate_h200.json") 
     """Run the probe's kernels in gpusim (h100 preset, SASS model; nvcc compiles the CUDA C here) and print each
     beside the recorded GPU's cycles: `python3 validation/probes/sfu_rate.py --gpusim [KERNEL ...]`."""
     import json
-    import tempfile
 
     import numpy as np
 
     import gpusim
-    from gpusim.kernels import load_cuda
     root = Path(__file__).resolve().parents[2]
     hw = {r["kernel"]: r for r in json.loads((root / data).read_text())["results"]}
-    with tempfile.TemporaryDirectory() as tmp:
-        cu = Path(tmp) / "sfu_rate.cu"
-        cu.write_text(source())
-        mod = load_cuda(cu)
+    from validation.probes._device import cuda_module
+    mod = cuda_module(source(), "sfu_rate.cu")
     rows = []
     for name in names or [f"sfu_{op}_{k}" for op in OPS for k in CHAINS]:
         r = gpusim.launch(mod[name], GRID, BLOCK, np.zeros(GRID * BLOCK, np.float32), np.float32(1.0),
