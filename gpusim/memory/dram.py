@@ -35,7 +35,7 @@ class DRAMSpec:
     spread: float = param(30.0, "cycles", "mean of an exponentially distributed part of a read's latency (taken off "
                                           "`latency`, so a lone read keeps its mean; a fixed hash of the sector and "
                                           "cycle draws it). Fitted with l2.spread and l1.miss_line_cycles on probe "
-                                          "gather_latency: a warp load of 16 / 32 DRAM lines waits 89 / 175 cycles "
+                                          "gather_latency: a warp load of 16 / 32 DRAM lines waits 89 / 173 cycles "
                                           "more than one of one line on the H200, 87 / 115 with 30", (0.0, 10_000.0))
     capacity: int = param(81559 << 20, "B", "device memory a launch may use (81559 MiB, as nvidia-smi reports for "
                                             "an H100 SXM5 80GB)", (1 << 20, 1 << 44))

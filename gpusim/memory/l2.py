@@ -54,7 +54,7 @@ class L2Spec:
                                           "`latency`, so a lone read keeps its mean; a fixed hash of the sector and "
                                           "cycle draws it): a warp waits for the latest of its sectors. Fitted with "
                                           "l1.miss_line_cycles on probe gather_latency: a warp load of 16 / 32 lines "
-                                          "that hit the L2 waits 41 / 72 cycles more than one of one line on the "
+                                          "that hit the L2 waits 41 / 73 cycles more than one of one line on the "
                                           "H200, 43 / 60 with 10", (0.0, 10_000.0))
     latency: int = param(223, "cycles", "near-partition hit, L1 miss to data back at the SM (fitted: "
                                         "chase_l2, 282.7 cycles per step)", (0, MAX_CYCLES))

@@ -114,9 +114,11 @@ def test_a_warp_load_of_32_lines_waits_longer_than_one_of_one_line():
 
 def test_the_gather_record_grows_with_the_lines_a_load_touches():
     rows = {(r["mode"], r["n"]): r["mean"] for r in json.loads(RECORD.read_text())["results"]}
-    for mode in ("l2", "l2_fresh", "l2_fresh_ld", "dram", "dram_ld"):
+    for mode in ("l2", "l2_fresh", "l2_fresh_ld", "dram", "dram_ld", "l2_busy"):
         assert rows[(mode, 32)] > rows[(mode, 1)] + 50, mode
         assert rows[(mode, 16)] > rows[(mode, 4)]
     # plain ld.global and ld.global.cg alike: the growth is not the L1's
     assert abs((rows[("l2_fresh_ld", 32)] - rows[("l2_fresh_ld", 1)])
                - (rows[("l2_fresh", 32)] - rows[("l2_fresh", 1)])) < 10
+    # from a busy SM (8 warps gathering) 32 lines cost more than from an idle one
+    assert rows[("l2_busy", 32)] - rows[("l2_busy", 1)] > rows[("l2", 32)] - rows[("l2", 1)] + 20

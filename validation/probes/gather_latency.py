@@ -17,6 +17,8 @@ every N (lanes >= N load nothing). Modes (`MODES`):
     dram         a fresh node each step, one CTA an SM, the L2 flushed first (256 MiB written, another 256 MiB
                  read): DRAM misses, ld.global.cg
     dram_ld      the same with plain ld.global
+    l2_busy      8 warps a CTA, one CTA an SM, each warp its own cycle of 8 nodes (at N = 32: 33 MB in all),
+                 warmed, .cg: the same loads from a busy SM (spmv's gathers come 16 warps an SM)
 
 Per mode and N: percentiles and mean of the step cycles over all SMs (the first steps dropped). No ncu:
 
@@ -37,19 +39,21 @@ from validation.probes._device import ncu_provenance, write  # noqa: E402
 
 NODE_WORDS = 32 * 32          # a node: 32 lines of 128 B
 L2_NODES = 32
-# mode: (a cycle of L2_NODES nodes, else a fresh node each step; warmed into the L2 (else flushed); plain ld.global
-# (else ld.global.cg); CTAs (0: one per SM); steps; steps dropped)
-MODES = {"l2": (True, True, False, 0, 512, 64),
-         "l2_fresh": (False, True, False, 32, 128, 8),
-         "l2_fresh_ld": (False, True, True, 32, 128, 8),
-         "dram": (False, False, False, 0, 256, 16),
-         "dram_ld": (False, False, True, 0, 256, 16)}
+# mode: (a cycle of this many nodes, else (0) a fresh node each step; warmed into the L2 (else flushed); plain ld.global
+# (else ld.global.cg); CTAs (0: one per SM); steps; steps dropped; warps a CTA, each its own chain)
+MODES = {"l2": (L2_NODES, True, False, 0, 512, 64, 1),
+         "l2_fresh": (0, True, False, 32, 128, 8, 1),
+         "l2_fresh_ld": (0, True, True, 32, 128, 8, 1),
+         "dram": (0, False, False, 0, 256, 16, 1),
+         "dram_ld": (0, False, True, 0, 256, 16, 1),
+         "l2_busy": (8, True, False, 0, 256, 32, 8)}
 NS = (1, 2, 4, 8, 16, 32)
 SRC = r"""
 extern "C" __global__ void gather(const unsigned int* chain, long long cta_words, int steps, int n,
                                   unsigned int mask, int cached, long long* lat, unsigned int* sink) {
     int lane = threadIdx.x & 31;
-    const unsigned int* c = chain + (size_t)blockIdx.x * cta_words;
+    int w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);      // each warp its own chain
+    const unsigned int* c = chain + (size_t)w * cta_words;
     unsigned int p = 0, acc = 0;
     for (int i = 0; i < steps; ++i) {
         long long t0 = clock64();
@@ -59,7 +63,7 @@ extern "C" __global__ void gather(const unsigned int* chain, long long cta_words
         unsigned int nxt = __shfl_sync(0xFFFFFFFFu, v, 0) ^ (s & mask);
         acc += s;
         long long t1 = clock64();
-        if (lane == 0) lat[(size_t)blockIdx.x * steps + i] = t1 - t0;
+        if (lane == 0) lat[(size_t)w * steps + i] = t1 - t0;
         p = nxt;
     }
     if (acc == 0xFFFFFFFFu) sink[0] = acc;
@@ -88,7 +92,7 @@ def _summary(mode: str, n: int, x) -> dict:
 
 
 def _nodes(mode: str, steps: int) -> int:
-    return L2_NODES if MODES[mode][0] else steps + 1
+    return MODES[mode][0] or steps + 1
 
 
 def run() -> list:
@@ -98,8 +102,8 @@ def run() -> list:
     sink = cp.zeros(1, cp.uint32)
     rows = []
     flush_w, flush_r = cp.zeros(64 << 20, cp.uint32), cp.ones(64 << 20, cp.uint32)
-    for mode, (_, warm, cached, ctas, steps, drop) in MODES.items():
-        grid = ctas or sms
+    for mode, (_, warm, cached, ctas, steps, drop, warps) in MODES.items():
+        grid = (ctas or sms) * warps            # chains: one a warp
         nodes = _nodes(mode, steps)
         for n in NS:
             chain = cp.asarray(_chain(grid, nodes, seed=n))
@@ -109,9 +113,9 @@ def run() -> list:
             flush_w.fill(n)                     # the L2 flushed: written, then another buffer read
             int(flush_r.sum())
             if warm:
-                k((grid,), (32,), args)         # brings the nodes into the L2
+                k((grid // warps,), (32 * warps,), args)     # brings the nodes into the L2
             cp.cuda.Device(0).synchronize()
-            k((grid,), (32,), args)
+            k((grid // warps,), (32 * warps,), args)
             cp.cuda.Device(0).synchronize()
             x = cp.asnumpy(lat).reshape(grid, steps)[:, drop:]
             rows.append(_summary(mode, n, x))
@@ -136,16 +140,16 @@ def gpusim_side(argv: list) -> None:
     print(f"gpusim (h100{' ' + str(over) if over else ''}): cycles a step, mean and p10 / p50 / p90 (a gpusim "
           "launch starts with cold caches: the l2 mode drops its first lap; the l2_fresh modes read DRAM here)")
     for mode in opts["modes"]:
-        cycle, _, cached, ctas, steps, drop = MODES[mode]
-        grid = opts["grid"] or ctas or 132
+        cycle, _, cached, ctas, steps, drop, warps = MODES[mode]
+        grid = (opts["grid"] or ctas or 132) * warps
         steps = opts["steps"] or (128 if cycle else min(steps, 64))
-        drop = L2_NODES + 8 if cycle else 8      # cold caches: a cycle's first lap misses
+        drop = cycle + 8 if cycle else 8      # cold caches: a cycle's first lap misses
         nodes = _nodes(mode, steps)
         for n in (int(v) for v in opts["n"]):
             lat = np.zeros(grid * steps, np.int64)
             args = (_chain(grid, nodes, seed=n), np.int64(nodes * NODE_WORDS), np.int32(steps), np.int32(n),
                     np.uint32(0), np.int32(cached), lat, np.zeros(1, np.uint32))
-            gpusim.launch(k, grid, 32, *args, gpu=gpu, model="sass")
+            gpusim.launch(k, grid // warps, 32 * warps, *args, gpu=gpu, model="sass")
             g = _summary(mode, n, lat.reshape(grid, steps)[:, drop:])
             h = rec.get((mode, n), {})
             hq = " / ".join(f"{v:.0f}" for v in h.get("p10_p50_p90_p99", [])[:3])
