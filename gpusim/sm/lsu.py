@@ -422,23 +422,21 @@ def memory_timing(lsu, smem, l1, l2, noc, dram, tr_addr, tr_info, local_bytes, s
                 return now + smem.latency, KIND_SHORT
             size = max(size, smem.vector[pc])       # the next lines' loads merged into this one
         return smem_access(smem, tr_addr, mask, size, kind, sm, pc, now, tr_info[TI_ATOM] == 2), KIND_SHORT
-    if sp == oc.SP_GLOBAL or sp == oc.SP_LOCAL:
-        h = lsu.qhead[sm]       # the LSU queue: this one holds its entry until the LSU begins it
-        lsu.qring[sm, h] = max(now, lsu.free_at[sm])
-        lsu.qhead[sm] = (h + 1) % lsu.qring.shape[1]
-        lsu.qcount[sm] += 1
+    if sp != oc.SP_GLOBAL and sp != oc.SP_LOCAL:
+        return now + l1.latency, KIND_NONE         # param / const: the constant cache
+    h = lsu.qhead[sm]       # the LSU queue: this one holds its entry until the LSU begins it
+    lsu.qring[sm, h] = max(now, lsu.free_at[sm])
+    lsu.qhead[sm] = (h + 1) % lsu.qring.shape[1]
+    lsu.qcount[sm] += 1
     if sp == oc.SP_GLOBAL and tr_info[TI_ATOM] != 0:
         lsu.counters[ATOM_REQUESTS] += 1
         lsu.pc_requests[pc] += 1
         return global_atomic(lsu, l1, l2, noc, dram, tr_addr, mask, size, sm, pc, now, w), KIND_LONG
-    if sp == oc.SP_GLOBAL or sp == oc.SP_LOCAL:
-        is_local = sp == oc.SP_LOCAL
-        bypass = tr_info[TI_PAST_L1] != 0
-        # a global load's data comes through the L1's banks, counted as shared memory's
-        banks = smem.banks if sp == oc.SP_GLOBAL and not is_store and not bypass else 0
-        return global_access(lsu, l1, l2, noc, dram, tr_addr, mask, size, local_bytes, sm, pc, now, is_store,
-                             is_local, w, bypass, banks, smem.words, smem.bank_load), KIND_LONG
-    return now + l1.latency, KIND_NONE         # param / const: the constant cache
+    bypass = tr_info[TI_PAST_L1] != 0
+    # a global load's data comes through the L1's banks, counted as shared memory's
+    banks = smem.banks if sp == oc.SP_GLOBAL and not is_store and not bypass else 0
+    return global_access(lsu, l1, l2, noc, dram, tr_addr, mask, size, local_bytes, sm, pc, now, is_store,
+                         sp == oc.SP_LOCAL, w, bypass, banks, smem.words, smem.bank_load), KIND_LONG
 
 
 @njit
