@@ -7,8 +7,9 @@ LSU/MIO pipes. The LSU takes one request per `issue_interval` cycles per 128-byt
 global load of several lines instead costs the larger of its tag lookups (`tag_lines` lines a cycle)
 and its data wavefronts in the L1's 32 banks. The SM's LSU queue holds `queue_instructions` global and
 local instructions, each until the LSU begins it: a warp whose instruction finds it full stalls on
-lg_throttle, however long the queued ones keep the LSU busy. A store keeps the LSU until its L2 slice
-has taken it; an atomic does not (its slice queues it), unless the SM has used up its credits for the
+lg_throttle, however long the queued ones keep the LSU busy. A store's or atomic's registers are read when it
+moves from the MIO into the L1's queue (`store_read`), a load's when the LSU begins it. A store keeps the
+LSU until its L2 slice has taken it; an atomic does not (its slice queues it), unless the SM has used up its credits for the
 atomic unit it goes to (`atomic_credits` operations in flight per unit): then the LSU holds it until enough of
 the earlier ones are performed, so a backed-up unit keeps the SM's warps waiting in the SM, as the H100's do
 (gpusim/sm/atomics.py sends them).
@@ -39,6 +40,7 @@ from gpusim.sm.atomics import global_atomic
 from gpusim.sm.copygroups import make_state as copy_groups
 from gpusim.sm.copygroups import warp_reset as copies_reset
 from gpusim.sm.state import TI_ATOM, TI_MASK, TI_PAST_L1, TI_SIZE, TI_SPACE, TI_STORE
+from gpusim.sm.storepath import line_request, lowest, sector_partial, write_combines
 from gpusim.spec import MAX_CYCLES, param
 
 LOCAL_BASE = np.int64(1) << 44
@@ -93,6 +95,12 @@ class LSUSpec:
                                                    "one-lane REDs at once (active 2.1k of 53k cycles, as on the "
                                                    "H100), atomic_one_address's stay active 710k of 807k (H100 "
                                                    "704k of 787k)", (0, 1 << 20))
+    store_read: int = param(1, "flag", "1: a global/local store's or atomic's registers are read when it moves "
+                                       "from the MIO into the L1's queue of `mio_lg_queue` (ptxas's read barriers "
+                                       "release then), 0: when the LSU begins it. Chosen on the strided-store and "
+                                       "atomic microbenchmarks' stall mix (store_s32: long_scoreboard / drain "
+                                       "11.5 / 21.0 on the H100, 31.6 / 0.4 with 0, 6.7 / 19.1 with 1); cycles "
+                                       "within 1% on most, gatomic_per_warp8 +7.6% -> +13.3%", (0, 1))
     combine_window: int = param(150, "cycles", "the most cycles between a warp's stores that merge. Fitted on the "
                                                "lds_after_bar probe's bar_sts_stg form (a warp's 4-line partial "
                                                "store every scan step, 1 / 4 / 8 CTAs per SM, H200 45.1k / 178.1k / "
@@ -132,7 +140,7 @@ LSU = namedtuple("LSU", "issue_interval tag_lines atomic_same_address free_at dr
                        "float_atomic spill spill_bytes spill_debt spill_next spill_addr wc_lines wc_n wc_time "
                        "combine_lines combine_window partial qring qhead qcount mio_lg_queue sp_queued "
                        "credits credit_head credit_unit credit_ops acked_at release fence_after acquire_cycles "
-                       "invalidate_cycles invalidated_at sm_acked seen_acked wc_addr combine_ascending")
+                       "invalidate_cycles invalidated_at sm_acked seen_acked wc_addr combine_ascending store_read")
 # spill: per pc, the spill loads and stores (LDL/STL ptxas added) per execution (x SLOT, the SASS model);
 # spill_bytes: each thread's spill area, after its PTX local frame; spill_debt: per warp, the fractions
 # not yet issued; spill_next: per warp, the next 4-byte slot of the area; spill_addr: the lanes' offsets
@@ -190,7 +198,7 @@ def make_state(spec: LSUSpec, n_sm: int, n_warps: int, n_pcs: int, aggregated=No
                np.zeros(n_warps, np.int64), np.zeros(n_pcs, np.int64) if release is None else release,
                np.int64(spec.fence_after_ack), np.int64(spec.acquire_cycles), np.int64(spec.invalidate_cycles),
                np.zeros(n_warps, np.int64), np.zeros(n_sm, np.int64), np.zeros(n_warps, np.int64),
-               np.zeros(n_warps, np.int64), np.int64(spec.combine_ascending))
+               np.zeros(n_warps, np.int64), np.int64(spec.combine_ascending), np.int64(spec.store_read))
 
 
 def counters(lsu: LSU) -> dict:
@@ -279,61 +287,6 @@ def global_access(lsu, l1, l2, noc, dram, tr_addr, mask, size, local_bytes, sm, 
 
 
 @njit
-def _lines_within(sectors, ns, lines, n):
-    """Whether every sector of sectors[:ns] lies in one of the 128-B lines lines[:n]."""
-    for k in range(ns):
-        line = sectors[k] >> 2
-        j = 0
-        while j < n and lines[j] != line:
-            j += 1
-        if j == n:
-            return False
-    return True
-
-
-@njit(inline="always")
-def lowest(addrs, mask):
-    """The lowest address of the active lanes."""
-    lo = np.int64(1) << 62
-    for l in range(32):
-        if (mask >> l) & 1 and addrs[l] < lo:
-            lo = addrs[l]
-    return lo
-
-
-@njit
-def write_combines(lsu, w, ns, nl, now, lo):
-    """The L1's write combining for warp w's global store, whose sectors are lsu.sectors[:ns] (nl lines),
-    issued at cycle `now`: True if it merges into the warp's previous store (it writes only lines that one
-    wrote, at most `combine_window` cycles after the warp's last store, and with `combine_ascending` from no
-    lower an address, `lo`, than that one's) and sends nothing more to the L2. A store of at most
-    `combine_lines` lines that does not merge becomes the one later stores merge into; a wider one ends the
-    combining."""
-    cap = lsu.combine_lines
-    if cap == 0:
-        return False
-    lines = lsu.wc_lines[w]
-    n = lsu.wc_n[w]
-    recent = now - lsu.wc_time[w] <= lsu.combine_window
-    lsu.wc_time[w] = now
-    ascending = lsu.combine_ascending == 0 or lo >= lsu.wc_addr[w]
-    lsu.wc_addr[w] = lo
-    if n > 0 and nl <= n and recent and ascending and _lines_within(lsu.sectors, ns, lines, n):
-        return True
-    lsu.wc_n[w] = 0
-    if nl > cap:
-        return False
-    m = 0
-    for k in range(ns):
-        line = lsu.sectors[k] >> 2
-        if m == 0 or lines[m - 1] != line:      # sectors are in address order: a line's are together
-            lines[m] = line
-            m += 1
-    lsu.wc_n[w] = m
-    return False
-
-
-@njit
 def spill_traffic(lsu, l1, l2, noc, dram, frame, mask, sm, pc, now, w, slot):
     """The spill loads and stores ptxas put at pc (the SASS model), as 4-byte local accesses of the active
     lanes to the thread's spill area after its PTX local frame (`frame` bytes): through the L1 and L2
@@ -354,37 +307,6 @@ def spill_traffic(lsu, l1, l2, noc, dram, frame, mask, sm, pc, now, w, slot):
             if kind == 0 and t > done:
                 done = t
     return done
-
-
-@njit
-def line_request(sectors, partial, ns, k):
-    """The write request that starts at sectors[k] (its line's sectors, together in address order): its
-    sector count if one of its sectors is partial (partial[k]: 1 for sectors[k]), else 0."""
-    line = sectors[k] >> 2
-    n = 0
-    some = 0
-    while k + n < ns and sectors[k + n] >> 2 == line:
-        some |= partial[k + n]
-        n += 1
-    return n if some else 0
-
-
-@njit
-def sector_partial(addrs, mask, size, sector):
-    """The 4-byte words of `sector` the active lanes' writes leave bytes of unwritten (a bit each; 0: whole)."""
-    covered = np.int64(0)       # a bit per byte
-    lo = sector << 5
-    for l in range(32):
-        if not (mask >> l) & 1:
-            continue
-        for b in range(size):
-            off = addrs[l] + b - lo
-            if 0 <= off < 32:
-                covered |= np.int64(1) << off
-    short = 0
-    for j in range(8):
-        short |= (1 << j) if (covered >> (4 * j)) & 0xF != 0xF else 0
-    return short
 
 
 @njit(inline="always")

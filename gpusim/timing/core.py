@@ -161,10 +161,13 @@ def issue(P, M, U, counters, w, pc, now):
             done, kind = memory_timing(U.lsu, U.smem, U.l1, U.l2, U.noc, U.dram, M.tr_addr, M.tr_info,
                                        M.lmem.shape[2] + U.lsu.spill_bytes, sm, pc, now, w)
             if space == oc.SP_GLOBAL or space == oc.SP_LOCAL:
-                # the LSU reads the instruction's registers when it begins it
-                operands_read(U.scoreboard, w, pc, last_begun(U.lsu, sm) + 1)
                 if M.tr_info[TI_STORE] != 0 or M.tr_info[TI_ATOM] != 0:     # its data goes through the MIO
                     U.lsu.sp_queued[sp] = U.lsu.qcount[sm]
+                if U.lsu.store_read != 0 and (M.tr_info[TI_STORE] != 0 or M.tr_info[TI_ATOM] != 0):
+                    # its registers are read as it moves from the MIO into the L1's queue
+                    operands_read(U.scoreboard, w, pc, mio_behind_lg(U.lsu, sm, sp, now) + 1)
+                else:       # the LSU reads the instruction's registers when it begins it
+                    operands_read(U.scoreboard, w, pc, last_begun(U.lsu, sm) + 1)
             if op == OP_LDMATRIX:
                 done += U.smem.ldsm_latency
             if M.tr_info[TI_SPACE] == oc.SP_SHARED and M.clslot[M.wcta[w], CL_SIZE] > 1:

@@ -9,7 +9,7 @@ import gpusim
 from gpusim.memory.l2 import l2_access, slice_of
 from gpusim.memory.timeline import units
 from gpusim.presets import H100
-from gpusim.sm.lsu import sector_partial
+from gpusim.sm.storepath import sector_partial
 from gpusim.timing.state import make_units
 
 TINY_PTX = ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\nret;\n}\n"

@@ -1,4 +1,4 @@
-"""Write combining in the L1 (gpusim/sm/lsu.py `write_combines`): a warp's global store that writes
+"""Write combining in the L1 (gpusim/sm/storepath.py `write_combines`): a warp's global store that writes
 only lines its previous store wrote (a store of at most `lsu.combine_lines` lines) merges into it and
 sends nothing more to the L2, as the H100 does for a row written member by member (store_rows2/4:
 ncu counts 0.77 and 0.42 L2 write sectors per L1 store sector, 1.50 elsewhere)."""

@@ -1,7 +1,8 @@
 """Write-after-read waits in the SASS model: the LSU reads a global memory instruction's registers when it
-begins the instruction, so ptxas gives it a read barrier and makes later SASS (the next writer of those
-registers, a loop's back edge) wait for that barrier (gpusim/sasslisting.py `read_barriers`,
-gpusim/sm/scoreboard.py). A warp held there stalls on long_scoreboard."""
+begins the instruction (a store or atomic: when it moves from the MIO into the L1's queue), so ptxas gives it
+a read barrier and makes later SASS (the next writer of those registers, a loop's back edge) wait for that
+barrier (gpusim/sasslisting.py `read_barriers`, gpusim/sm/scoreboard.py). A warp held there stalls on
+long_scoreboard."""
 import numpy as np
 import pytest
 from numba import cuda
@@ -11,6 +12,7 @@ from gpusim import sasslisting, sassmap
 from gpusim.presets import get_preset
 from gpusim.sm import scoreboard
 from gpusim.sm.stalls import LONG_SCOREBOARD, WAIT
+from gpusim.spec import override
 
 HAVE_TOOLS = sassmap.ptxas.find() is not None and sassmap.find_nvdisasm() is not None
 needs_tools = pytest.mark.skipif(not HAVE_TOOLS, reason="no ptxas/nvdisasm (the sass or triton extra)")
@@ -102,16 +104,51 @@ def red_loop(counters, reps):
         cuda.atomic.add(counters, t >> 5, 1)       # every lane of a warp on one address: a slow RED
 
 
-@needs_tools
-def test_warps_of_a_reduction_loop_wait_for_their_reds_to_begin_not_at_their_exit():
-    """Each warp's loop back edge waits until the LSU has begun the warp's REDs (ptxas's read barrier), so
-    with the LSU busy the warps stall on long_scoreboard in the loop; without that wait they would queue
-    every RED at once and wait at their exit (drain)."""
+def _red_loop_stalls(store_read):
     counters = np.zeros(64, np.int32)
-    r = gpusim.launch(red_loop, 8, 256, counters, np.int64(16), gpu=get_preset("h100"), mode="timing",
-                      model="sass")
+    gpu = override(get_preset("h100"), {"lsu.store_read": store_read})
+    r = gpusim.launch(red_loop, 8, 256, counters, np.int64(16), gpu=gpu, mode="timing", model="sass")
     assert counters.tolist() == [32 * 16] * 64
-    m = r.metrics
     pre, post = "smsp__average_warps_issue_stalled_", "_per_issue_active.ratio"
-    long_sb, drain = m[pre + "long_scoreboard" + post], m[pre + "drain" + post]
-    assert long_sb > 10 * max(drain, 1.0)
+    return r.metrics[pre + "long_scoreboard" + post], r.metrics[pre + "drain" + post]
+
+
+@needs_tools
+def test_warps_of_a_reduction_loop_wait_in_the_loop_until_their_reds_reach_the_l1_queue_then_at_exit():
+    """Each warp's loop back edge waits until its REDs' registers are read (ptxas's read barrier). They are
+    read as a RED moves from the MIO into the L1's queue of `mio_lg_queue` instructions (`lsu.store_read` 1),
+    so a warp waits in the loop while the LSU is backed up behind that queue, runs on to its exit, and waits
+    there for its REDs to be sent (drain): both, as the H100 samples on its atomic loops. Read only when the
+    LSU begins each RED (`store_read` 0), nearly all the wait is in the loop."""
+    long_sb, drain = _red_loop_stalls(1)
+    assert long_sb > drain > 20
+    long_0, drain_0 = _red_loop_stalls(0)
+    assert long_0 > 10 * max(drain_0, 1.0)
+    assert long_0 > long_sb
+
+
+def strided_store(stride, per_thread, out):
+    t = cuda.grid(1)
+    nth = cuda.gridsize(1)
+    for k in range(per_thread):
+        out[(t + k * nth) * stride] = t + k
+
+
+@needs_tools
+def test_warps_of_a_strided_store_loop_wait_for_their_stores_at_exit():
+    """ptxas unrolls the loop's four STGs with their own registers; each STG writes one word in each of 32
+    lines (32 partial write requests). Their registers are read as they move into the L1's queue, so a warp
+    issues all four and waits at its exit until the slices have taken them (drain), as the H100 samples on
+    store_s32 (drain 21.0, long_scoreboard 11.5 cycles per issue); read when the LSU begins each one, the
+    warps waited in the loop instead (long_scoreboard)."""
+    pre, post = "smsp__average_warps_issue_stalled_", "_per_issue_active.ratio"
+    got = {}
+    for store_read in (0, 1):
+        out = np.zeros(132 * 256 * 4 * 32, np.int32)
+        r = gpusim.launch(strided_store, 132, 256, np.int64(32), np.int64(4), out, mode="timing", model="sass",
+                          gpu=override(get_preset("h100"), {"lsu.store_read": store_read}))
+        j = np.arange(132 * 256 * 4)
+        assert (out[::32] == j % (132 * 256) + j // (132 * 256)).all()
+        got[store_read] = (r.metrics[pre + "long_scoreboard" + post], r.metrics[pre + "drain" + post])
+    assert got[1][1] > 5 and got[1][1] > 2 * got[1][0]
+    assert got[0][0] > 5 and got[0][0] > 2 * got[0][1]
