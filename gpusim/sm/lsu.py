@@ -7,9 +7,10 @@ LSU/MIO pipes. The LSU takes one request per `issue_interval` cycles per 128-byt
 global load of several lines instead costs the larger of its tag lookups (`tag_lines` lines a cycle)
 and its data wavefronts in the L1's 32 banks. The SM's LSU queue holds `queue_instructions` global and
 local instructions, each until the LSU begins it: a warp whose instruction finds it full stalls on
-lg_throttle, however long the queued ones keep the LSU busy. A store's or atomic's registers are read when it
-moves from the MIO into the L1's queue (`store_read`), a load's when the LSU begins it. A store keeps the
-LSU until its L2 slice has taken it; an atomic does not (its slice queues it), unless the SM has used up its credits for the
+lg_throttle, however long the queued ones keep the LSU busy; a global atomic finds it full sooner, when the
+instruction `atomic_queue` places back has not begun. A store's or atomic's registers are read when it moves
+from the MIO into the L1's queue (`store_read`), a load's when the LSU begins it. A store keeps the LSU until its
+L2 slice has taken it; an atomic does not (its slice queues it), unless the SM has used up its credits for the
 atomic unit it goes to (`atomic_credits` operations in flight per unit): then the LSU holds it until enough of
 the earlier ones are performed, so a backed-up unit keeps the SM's warps waiting in the SM, as the H100's do
 (gpusim/sm/atomics.py sends them).
@@ -101,6 +102,14 @@ class LSUSpec:
                                        "atomic microbenchmarks' stall mix (store_s32: long_scoreboard / drain "
                                        "11.5 / 21.0 on the H100, 31.6 / 0.4 with 0, 6.7 / 19.1 with 1); cycles "
                                        "within 1% on most, gatomic_per_warp8 +7.6% -> +13.3%", (0, 1))
+    atomic_queue: int = param(80, "instructions", "a global atomic or reduction finds the LSU queue full (lg_throttle) "
+                                                 "until the SM's instruction this many places back in it has "
+                                                 "begun (0, or more than queue_instructions: the whole queue, as "
+                                                 "other instructions). Fitted on "
+                                                 "the atomic microbenchmarks' stall mix: the H100 has lg_throttle "
+                                                 "in the top 3 of 9 of them and gpusim had none; with 80, 55 of "
+                                                 "the 94 microbenchmarks' top-3 sets are ncu's (51 before; 64: "
+                                                 "57, but gatomic_per_cta -13.6% -> +19.4%)", (0, 4096))
     combine_window: int = param(150, "cycles", "the most cycles between a warp's stores that merge. Fitted on the "
                                                "lds_after_bar probe's bar_sts_stg form (a warp's 4-line partial "
                                                "store every scan step, 1 / 4 / 8 CTAs per SM, H200 45.1k / 178.1k / "
@@ -140,7 +149,8 @@ LSU = namedtuple("LSU", "issue_interval tag_lines atomic_same_address free_at dr
                        "float_atomic spill spill_bytes spill_debt spill_next spill_addr wc_lines wc_n wc_time "
                        "combine_lines combine_window partial qring qhead qcount mio_lg_queue sp_queued "
                        "credits credit_head credit_unit credit_ops acked_at release fence_after acquire_cycles "
-                       "invalidate_cycles invalidated_at sm_acked seen_acked wc_addr combine_ascending store_read")
+                       "invalidate_cycles invalidated_at sm_acked seen_acked wc_addr combine_ascending store_read "
+                       "atomic_queue")
 # spill: per pc, the spill loads and stores (LDL/STL ptxas added) per execution (x SLOT, the SASS model);
 # spill_bytes: each thread's spill area, after its PTX local frame; spill_debt: per warp, the fractions
 # not yet issued; spill_next: per warp, the next 4-byte slot of the area; spill_addr: the lanes' offsets
@@ -198,7 +208,8 @@ def make_state(spec: LSUSpec, n_sm: int, n_warps: int, n_pcs: int, aggregated=No
                np.zeros(n_warps, np.int64), np.zeros(n_pcs, np.int64) if release is None else release,
                np.int64(spec.fence_after_ack), np.int64(spec.acquire_cycles), np.int64(spec.invalidate_cycles),
                np.zeros(n_warps, np.int64), np.zeros(n_sm, np.int64), np.zeros(n_warps, np.int64),
-               np.zeros(n_warps, np.int64), np.int64(spec.combine_ascending), np.int64(spec.store_read))
+               np.zeros(n_warps, np.int64), np.int64(spec.combine_ascending), np.int64(spec.store_read),
+               np.int64(min(spec.atomic_queue, spec.queue_instructions)))
 
 
 def counters(lsu: LSU) -> dict:

@@ -106,6 +106,8 @@ def earliest(P, M, U, w, sm, sp, now):
         else:
             # the LSU queue has an entry free once the oldest instruction in it has begun
             free, held = U.lsu.qring[sm, U.lsu.qhead[sm]], LG_THROTTLE
+            if cls == oc.C_ATOMIC and U.lsu.atomic_queue > 0:     # an atomic has fewer places in it
+                free = max(free, U.lsu.qring[sm, (U.lsu.qhead[sm] - U.lsu.atomic_queue) % U.lsu.qring.shape[1]])
     else:
         free, held = accepts_at(U.pipes, sp, cls, pc), MATH_PIPE_THROTTLE
     if free > t:

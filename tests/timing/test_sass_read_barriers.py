@@ -152,3 +152,27 @@ def test_warps_of_a_strided_store_loop_wait_for_their_stores_at_exit():
         got[store_read] = (r.metrics[pre + "long_scoreboard" + post], r.metrics[pre + "drain" + post])
     assert got[1][1] > 5 and got[1][1] > 2 * got[1][0]
     assert got[0][0] > 5 and got[0][0] > 2 * got[0][1]
+
+
+def per_warp_reds(reps, counters):
+    t = cuda.grid(1)
+    for _ in range(reps):
+        cuda.atomic.add(counters, t >> 5, 1)
+
+
+@needs_tools
+def test_reductions_of_many_warps_fill_the_lsu_queue_sooner_than_loads():
+    """32 warps an SM each queue four one-address REDs (128 an SM): with their registers read as they enter the
+    L1's queue the warps get through their loops, and the REDs waiting for the LSU fill the places an atomic
+    may take (`lsu.atomic_queue`, 80): the warps stall on lg_throttle, as the H100 samples on atomic_per_warp
+    (lg_throttle 97.6 cycles per issue). With the whole queue theirs (atomic_queue 0: 128 places) none does."""
+    pre, post = "smsp__average_warps_issue_stalled_", "_per_issue_active.ratio"
+    lg = {}
+    for places in (0, 80):
+        counters = np.zeros(528 * 8, np.int32)
+        r = gpusim.launch(per_warp_reds, 528, 256, np.int64(4), counters, mode="timing", model="sass",
+                          gpu=override(get_preset("h100"), {"lsu.atomic_queue": places}))
+        assert (counters == 32 * 4).all()
+        lg[places] = r.metrics[pre + "lg_throttle" + post]
+    assert lg[80] > 5
+    assert lg[0] < 1
