@@ -106,7 +106,7 @@ def earliest(P, M, U, w, sm, sp, now):
         else:
             # the LSU queue has an entry free once the oldest instruction in it has begun
             free, held = U.lsu.qring[sm, U.lsu.qhead[sm]], LG_THROTTLE
-            if cls == oc.C_ATOMIC and U.lsu.atomic_queue > 0:     # an atomic has fewer places in it
+            if cls == oc.C_ATOMIC:      # an atomic has `atomic_queue` places in it (0: all)
                 free = max(free, U.lsu.qring[sm, (U.lsu.qhead[sm] - U.lsu.atomic_queue) % U.lsu.qring.shape[1]])
     else:
         free, held = accepts_at(U.pipes, sp, cls, pc), MATH_PIPE_THROTTLE
@@ -163,9 +163,10 @@ def issue(P, M, U, counters, w, pc, now):
             done, kind = memory_timing(U.lsu, U.smem, U.l1, U.l2, U.noc, U.dram, M.tr_addr, M.tr_info,
                                        M.lmem.shape[2] + U.lsu.spill_bytes, sm, pc, now, w)
             if space == oc.SP_GLOBAL or space == oc.SP_LOCAL:
-                if M.tr_info[TI_STORE] != 0 or M.tr_info[TI_ATOM] != 0:     # its data goes through the MIO
+                through_mio = M.tr_info[TI_STORE] != 0 or M.tr_info[TI_ATOM] != 0     # its data goes through the MIO
+                if through_mio:
                     U.lsu.sp_queued[sp] = U.lsu.qcount[sm]
-                if U.lsu.store_read != 0 and (M.tr_info[TI_STORE] != 0 or M.tr_info[TI_ATOM] != 0):
+                if through_mio and U.lsu.store_read != 0:
                     # its registers are read as it moves from the MIO into the L1's queue
                     operands_read(U.scoreboard, w, pc, mio_behind_lg(U.lsu, sm, sp, now) + 1)
                 else:       # the LSU reads the instruction's registers when it begins it
