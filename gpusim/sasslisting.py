@@ -37,9 +37,13 @@ LSU_MEMORY = {"LDG", "STG", "LD", "ST", "LDL", "STL", "ATOM", "ATOMG", "RED", "R
 # pipe counters on int_imad_wide/hi_throughput, validation/data/h100/ncu/int_wide_2026-11-27)
 ALU_OPS = {"IADD3", "LOP3", "SHF", "ISETP", "SEL", "LEA", "FSETP", "FSEL", "FMNMX", "IMNMX", "PLOP3", "P2R",
            "R2P", "MOV", "IABS", "BMSK", "SGXT", "PRMT", "VIMNMX", "ICMP", "CSET", "CSETP", "FLO", "LOP", "SHL",
-           "SHR", "IADD", "ISCADD", "SHFL_ALU"}
+           "SHR", "IADD", "ISCADD", "SHFL_ALU", "I2FP"}
 FMA_OPS = {"FFMA": 1, "FADD": 1, "FMUL": 1, "FSWZADD": 1, "HFMA2": 1, "HADD2": 1, "HMUL2": 1, "IMAD": 2, "IMUL": 2,
            "IDP": 2, "IMADSP": 2, "VIADD": 2}
+# conversions between 32-bit integers and floats that run on the xu pipe beside MUFU (probe conv_rate: an F2I
+# issues once per ~8.8 cycles of a sub-partition, 96% of the xu pipe's peak; an I2FP.F32.S32 is an ALU
+# instruction); the F64 forms are left out (not measured)
+XU_CONVERSIONS = frozenset({"F2I", "I2F"})
 _WIDE_IMAD = re.compile(r"^(?:@!?U?P\w+\s+)?IMAD\.(?:WIDE|HI)\b")
 
 

@@ -12,7 +12,8 @@ every SASS instruction, the PTX line it came from. So the mapping is explicit an
   * ptxas may duplicate a PTX line into several SASS basic blocks (an unrolled loop and its remainder,
     tail duplication): the line's weight is the mean over its copies, each copy's count divided by that
     block's unroll factor (the commonest count, in the block, of its floating-point and memory lines,
-    which ptxas never expands). A copy is a block holding the line's load, store, atomic or FP32
+    which ptxas never expands, of its special-function lines (one MUFU each) and of its conversions between
+    integers and FP32 (one I2FP, I2F or F2I each)). A copy is a block holding the line's load, store, atomic or FP32
     instruction itself (for such lines), else one holding more of it than constant reads (ULDC/LDC) and
     BSSY/BSYNC; the line's other blocks are parts on the same path and add to the total (a
     warp-aggregated atomic's VOTEU/FLO/POPC, its ATOMG and its SHFL may sit in three blocks);
@@ -61,6 +62,7 @@ from gpusim.jitcache import cache_root
 from gpusim.sasslisting import (
     ALU_OPS,
     FMA_OPS,
+    XU_CONVERSIONS,
     block_lines,
     control_fields,
     fma_cycles,
@@ -87,12 +89,23 @@ _OWN = _PRIMARY - {"LDC"}          # a one-to-one line's own instruction (an LDC
 # MUFU shared by divisions by one value); a loop of these alone tells its unroll too
 _MUFU = frozenset({"MUFU"})
 _ONE_MUFU = re.compile(r"^\s*(@!?%\w+\s+)?((ex2|rcp|rsqrt|sqrt|sin|cos|lg2|tanh)\.approx|div\.full)(\.ftz)?\.f32\b")
+# and the conversions between integers and FP32: one I2FP (ALU), I2F or F2I (xu) each, so that a loop of
+# conversions and integer logic alone tells its unroll too (probe conv_rate's chains, unrolled 4x by ptxas)
+_CONV = frozenset({"I2FP", "I2F", "F2I"})
+_ONE_CONV = re.compile(r"^\s*(@!?%\w+\s+)?cvt(\.r[nzmp]i?)?(\.ftz)?(\.sat)?\.([su](32|64)\.f32|f32\.[su](32|64))\s")
 
 
 def _one_to_one_lines(ptx: list) -> dict:
     """PTX line -> the SASS opcodes that are its own one instruction, for the lines that become one each."""
-    return {i + 1: _OWN if _ONE_TO_ONE.match(s) else _MUFU for i, s in enumerate(ptx)
-            if _ONE_TO_ONE.match(s) or _ONE_MUFU.match(s)}
+    out = {}
+    for i, s in enumerate(ptx):
+        if _ONE_TO_ONE.match(s):
+            out[i + 1] = _OWN
+        elif _ONE_MUFU.match(s):
+            out[i + 1] = _MUFU
+        elif _ONE_CONV.match(s):
+            out[i + 1] = _CONV
+    return out
 
 
 _AUX = {"ULDC", "LDC", "BSSY", "BSYNC"}    # SASS a line's own work may have split off into a block of its own
@@ -196,7 +209,7 @@ def weights(text: str, arch: str, flags: tuple = ()) -> SassMap:
         raise LaunchError("model='sass' needs ptxas and nvdisasm: install gpusim[sass] (or gpusim[triton], which "
                           "bundles both), or set GPUSIM_PTXAS/GPUSIM_NVDISASM; model='ptx' needs nothing")
     tools = f"{ptxas.tool_version(exe)} | {ptxas.tool_version(dis)}"
-    key = hashlib.sha256(f"map31\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
+    key = hashlib.sha256(f"map32\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
     path = cache_root() / "ptxas" / f"{key}.map.json"
     if path.exists():
         return SassMap.from_json(json.loads(path.read_text()))
@@ -338,7 +351,7 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
                 pipe_use[ln][0] += 1.0 / unroll
             elif op in FMA_OPS:
                 pipe_use[ln][1] += fma_cycles(ins, op) / unroll
-            elif op == "MUFU":
+            elif op == "MUFU" or (op in XU_CONVERSIONS and ".F64" not in ins):
                 pipe_use[ln][2] += 1.0 / unroll
             if op in ("LDL", "STL") and ln not in local_lines:
                 spills[ln][0 if op == "LDL" else 1] += 1.0 / unroll

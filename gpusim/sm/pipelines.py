@@ -249,6 +249,14 @@ def sass_pipes(p, cls, pc):
 
 
 @njit(inline="always")
+def xu_only(p, pc):
+    """The SASS model: the line's SASS is xu-pipe work alone (a conversion, F2I or I2F: probe conv_rate). Its
+    result is a variable-latency one, as a MUFU's (short scoreboard, `lat_sfu`), and a warp held for the busy
+    pipe samples mio_throttle."""
+    return p.xu[pc] > 0 and p.alu[pc] <= 0 and p.fma[pc] <= 0
+
+
+@njit(inline="always")
 def accepts_at(p, sp, cls, pc):
     """The cycle sub-partition sp's pipeline for the instruction at pc, of class `cls`, takes it."""
     if sass_pipes(p, cls, pc):
@@ -358,6 +366,8 @@ def occupy(p, sp, cls, pc, now):
             _busy(p, sp, oc.C_SFU, now, now + (p.interval[oc.C_SFU] * p.xu[pc] + SLOT - 1) // SLOT, p.xu[pc])
         if cls == oc.C_SFU and p.xu[pc] == 0:
             return p.latency[oc.C_FP32]     # no MUFU of its own (it shares another line's): its FMULs
+        if xu_only(p, pc):
+            return p.latency[oc.C_SFU]
         return p.latency[cls]
     if w == SLOT:
         _busy(p, sp, pipe_of(cls), now, now + p.interval[cls], SLOT)

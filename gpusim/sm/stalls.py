@@ -20,12 +20,14 @@ STALLS = ["long_scoreboard", "short_scoreboard", "barrier", "mio_throttle", "lg_
 
 
 @njit(no_cpython_wrapper=True, inline="always")
-def sampled_as(P, pc, reason):
+def sampled_as(P, pc, reason, xu_alone):
     """The reason Nsight Compute samples a hold as: a warp held for the busy SFU (MUFU, xu) pipe is
     mio_throttle, not math_pipe_throttle: the MUFU goes through the MIO queue (the sfu_rate probe with every
     reason sampled, probe_sfu_rate_h200.json: at 98.6% xu occupancy mio_throttle 6.5 cycles per instruction,
-    math_pipe_throttle 0.01, and wait 2.9 from the stall counts)."""
-    if reason == MATH_PIPE_THROTTLE and pc >= 0 and P.ins[pc, oc.F_CLASS] == oc.C_SFU:
+    math_pipe_throttle 0.01, and wait 2.9 from the stall counts). So is one held for a conversion the SASS model
+    puts on the xu pipe alone (`xu_alone`, sm/pipelines.py `xu_only`: an F2I, probe conv_rate: mio_throttle 3.6
+    cycles per instruction at 96% of the xu pipe's peak, math_pipe_throttle 0.25)."""
+    if reason == MATH_PIPE_THROTTLE and pc >= 0 and (P.ins[pc, oc.F_CLASS] == oc.C_SFU or xu_alone):
         return MIO_THROTTLE
     return reason
 

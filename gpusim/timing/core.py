@@ -25,7 +25,17 @@ from gpusim.sm.copygroups import copy_issued, group_op
 from gpusim.sm.executor import S_BARRIER, S_DONE, S_FAULT, init_cta, init_warp, step
 from gpusim.sm.fetch import constant_ready, fetch_ready
 from gpusim.sm.lsu import KIND_LONG, KIND_SHORT, last_begun, memory_timing, mio_behind_lg, spill_traffic, warp_reset
-from gpusim.sm.pipelines import SLOT, accepts_at, busy_cycles, dispatch_hold, join_hold, occupy, take_slots, warp_block
+from gpusim.sm.pipelines import (
+    SLOT,
+    accepts_at,
+    busy_cycles,
+    dispatch_hold,
+    join_hold,
+    occupy,
+    take_slots,
+    warp_block,
+    xu_only,
+)
 from gpusim.sm.scheduler import GTO, GTY, NEVER, account, priority, slot_warp, subpartition_of, wake
 from gpusim.sm.scoreboard import clear, mark_written, operands_read, operands_ready, reads_released
 from gpusim.sm.simt import settle
@@ -197,7 +207,7 @@ def issue(P, M, U, counters, w, pc, now):
             s.next_event[sp] = now + hold
         if warp_block(U.pipes, cls, pc) > 0:     # an emulated (fp8) mma: the warp runs its whole sequence
             s.ready_at[w] = now + warp_block(U.pipes, cls, pc)
-        if cls == oc.C_SFU and U.pipes.xu[pc] != 0:    # a MUFU's result: short scoreboard
+        if (cls == oc.C_SFU and U.pipes.xu[pc] != 0) or xu_only(U.pipes, pc):   # a MUFU's, F2I's: short scoreboard
             kind = KIND_SHORT
         elif U.scoreboard.variable[pc] != 0 and lat > 0:    # S2R, SHFL: MIO operations with a scoreboard
             kind = KIND_SHORT
@@ -321,7 +331,7 @@ def issue_subpartition(P, M, U, counters, sp, now):
         e, reason, pc, split, split_reason = earliest(P, M, U, w, sm, sp, now)
         s.next_bound[w] = e
         if U.events.on != 0:
-            note_hold(U.events, w, sampled_as(P, pc, reason))
+            note_hold(U.events, w, sampled_as(P, pc, reason, pc >= 0 and xu_only(U.pipes, pc)))
         if e <= now:
             if s.starve > 0 and s.eligible_since[w] < 0:      # the starvation guard's clock
                 s.eligible_since[w] = e
@@ -341,7 +351,8 @@ def issue_subpartition(P, M, U, counters, sp, now):
         keep = busy_cycles(U.pipes, sp, P.ins[best_pc, oc.F_CLASS], best_pc,
                            max(best_split, s.accounted_until[best]), best_e)
     # the pipe's busy cycles go to the reason the H100 samples them as; the cycles it took others' work, not_selected
-    account(s, best, best_pc, now, best_e, sampled_as(P, best_pc, best_reason), best_pc >= 0, best_split,
+    account(s, best, best_pc, now, best_e,
+            sampled_as(P, best_pc, best_reason, best_pc >= 0 and xu_only(U.pipes, best_pc)), best_pc >= 0, best_split,
             best_split_reason, keep)
     if U.events.on != 0 and best_pc >= 0:
         note_issue(U.events, best, sp, now)
