@@ -195,7 +195,8 @@ def tag_lines(text: str) -> str:
             out.append(f'{line} .file {FILE_INDEX} "ptx"')
             filed = True
             continue
-        if s and (s[0].isalpha() or s[0] == "@") and ";" in s and not s.endswith(":"):
+        # an instruction, or a scoped block of them on one line (inline asm's `{ .reg .pred p; setp...; }`)
+        if s and (s[0].isalpha() or s[0] in "@{") and ";" in s and not s.endswith(":"):
             out.append(f".loc {FILE_INDEX} {i} 0 {line}")
         else:
             out.append(line)
@@ -209,7 +210,7 @@ def weights(text: str, arch: str, flags: tuple = ()) -> SassMap:
         raise LaunchError("model='sass' needs ptxas and nvdisasm: install gpusim[sass] (or gpusim[triton], which "
                           "bundles both), or set GPUSIM_PTXAS/GPUSIM_NVDISASM; model='ptx' needs nothing")
     tools = f"{ptxas.tool_version(exe)} | {ptxas.tool_version(dis)}"
-    key = hashlib.sha256(f"map32\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
+    key = hashlib.sha256(f"map33\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
     path = cache_root() / "ptxas" / f"{key}.map.json"
     if path.exists():
         return SassMap.from_json(json.loads(path.read_text()))

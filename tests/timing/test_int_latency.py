@@ -1,0 +1,47 @@
+"""Dependent chains of integer SASS under the SASS model, against the H200 (probe int_latency: one warp runs 512
+steps of one kind and reads %clock64 around them; validation/data/h100/probe_int_latency_h200.json).
+
+The chains of ISETP -> SEL and ISETP -> predicated VIADD are written as CUDA C inline asm, one PTX line a step:
+`{ .reg .pred p; setp.ne.u32 p, ...; selp.b32 ...; }`. gpusim's SASS map had not tagged a line that opens with
+`{`, so their SASS went to the line before the loop and the loop's lines weighed nothing: 1.9 and 2.4 cycles a
+step against the H200's 8.6 and 18.2."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import gpusim
+from gpusim import sassmap
+from gpusim.kernels import load_ptx
+from gpusim.presets import get_preset
+
+ROOT = Path(__file__).resolve().parents[2]
+PTX = ROOT / "tests" / "timing" / "ptx" / "int_latency.ptx"
+REC = json.loads((ROOT / "validation" / "data" / "h100" / "probe_int_latency_h200.json").read_text())
+HW = {r["kind"]: r["cycles_per_step"] for r in REC["runs"]}
+ARGS = tuple(np.uint32(x) for x in REC["args"])
+
+
+def per_step(kind):
+    cyc = np.zeros(32, np.uint64)
+    gpusim.launch(load_ptx(PTX)[f"lat_{kind}"], 1, 32, cyc, np.zeros(32, np.uint32), *ARGS, gpu=get_preset("h100"),
+                  mode="timing", model="sass")
+    return int(cyc[0]) / REC["steps"]
+
+
+@pytest.mark.parametrize("kind", ["imad", "shf", "setp_selp", "setp_padd"])
+def test_dependent_chains_take_the_h200s_cycles_a_step(kind):
+    assert per_step(kind) == pytest.approx(HW[kind], rel=0.10), (kind, HW[kind])
+
+
+def test_a_scoped_block_of_inline_asm_on_one_line_carries_its_own_sass():
+    text = PTX.read_text()
+    m = sassmap.weights(text, "sm_90")
+    lines = [i + 1 for i, s in enumerate(text.splitlines()) if s.strip().startswith("{ .reg .pred p; setp.ne")]
+    assert len(lines) == 16
+    for ln in lines:            # one ISETP and one SEL a step
+        assert m.weight[ln] == pytest.approx(2.0), ln
+        assert m.opcodes[ln] == {"ISETP": 1, "SEL": 1}
+    assert sum(m.stall[ln] for ln in lines) >= 7 * 16      # and ptxas's stall cycles with them: 4 + 4 a step
