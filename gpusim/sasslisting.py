@@ -36,15 +36,60 @@ LSU_MEMORY = {"LDG", "STG", "LD", "ST", "LDL", "STL", "ATOM", "ATOMG", "RED", "R
 # wide or high-half IMAD (IMAD.WIDE[.U32], IMAD.HI[.U32]: a 64-bit product) takes it 4 cycles, not 2 (ncu's
 # pipe counters on int_imad_wide/hi_throughput, validation/data/h100/ncu/int_wide_2026-11-27)
 ALU_OPS = {"IADD3", "LOP3", "SHF", "ISETP", "SEL", "LEA", "FSETP", "FSEL", "FMNMX", "IMNMX", "PLOP3", "P2R",
-           "R2P", "MOV", "IABS", "BMSK", "SGXT", "PRMT", "VIMNMX", "ICMP", "CSET", "CSETP", "FLO", "LOP", "SHL",
+           "R2P", "MOV", "IABS", "BMSK", "SGXT", "PRMT", "VIMNMX", "ICMP", "CSET", "CSETP", "LOP", "SHL",
            "SHR", "IADD", "ISCADD", "SHFL_ALU", "I2FP"}
 FMA_OPS = {"FFMA": 1, "FADD": 1, "FMUL": 1, "FSWZADD": 1, "HFMA2": 1, "HADD2": 1, "HMUL2": 1, "IMAD": 2, "IMUL": 2,
            "IDP": 2, "IMADSP": 2, "VIADD": 2}
-# conversions between 32-bit integers and floats that run on the xu pipe beside MUFU (probe conv_rate: an F2I
-# issues once per ~8.8 cycles of a sub-partition, 96% of the xu pipe's peak; an I2FP.F32.S32 is an ALU
-# instruction); the F64 forms are left out (not measured)
-XU_CONVERSIONS = frozenset({"F2I", "I2F"})
+# what runs on the xu pipe beside MUFU (probe conv_rate: ncu counts one xu instruction per F2I, POPC or FLO, and a
+# sub-partition issues one every ~8.5-8.8 cycles, the MUFU's rate; their results set a scoreboard, a lone chain
+# waiting 17 cycles a POPC or FLO, probe int_latency): the conversions between 32-bit integers and floats (an
+# I2FP.F32.S32 is an ALU instruction; the F64 forms are left out, not measured), population count and find
+# leading one
+XU_CONVERSIONS = frozenset({"F2I", "I2F", "POPC", "FLO"})
 _WIDE_IMAD = re.compile(r"^(?:@!?U?P\w+\s+)?IMAD\.(?:WIDE|HI)\b")
+
+
+# how long the H100 makes the next instruction that reads a wide IMAD's result wait after it issues, where ptxas's
+# stall cycles say less (probe int_latency, one warp's dependent chain: IMAD.HI.U32 10.05 cycles a step at 6 stall
+# cycles, IMAD.WIDE.U32 + IADD3 12.64 at 3 + 5, IMAD 4.61 at 4; 0.6 of each is the loop's own)
+WIDE_IMAD_LATENCY = {"HI": 9.4, "WIDE": 7.0}
+_DEST = re.compile(r"^(?:@!?U?P\w+\s+)?IMAD\.(WIDE|HI)\S*\s+R(\d+),")
+_REG = re.compile(r"\bR(\d+)\b")
+
+
+def _sources(ins: str) -> str:
+    """The source operands of a SASS instruction's text (a store's or reduction's are all of them)."""
+    body = ins.split(None, 1)[1] if ins.startswith("@") else ins
+    parts = body.split(None, 1)
+    if len(parts) < 2:
+        return ""
+    if parts[0].startswith(("ST", "RED")):
+        return parts[1]
+    return parts[1].split(",", 1)[1] if "," in parts[1] else ""
+
+
+def wide_imad_waits(blk: list) -> list:
+    """Per SASS instruction of a block (`parse_blocks`: text, line, control bits), the cycles its consumer waits
+    beyond ptxas's stall cycles: for an IMAD.HI or IMAD.WIDE, `WIDE_IMAD_LATENCY` less the stall cycles from it
+    to the first later instruction of the block that reads its result (0 if none does within that time)."""
+    out = [0.0] * len(blk)
+    for i, (ins, _, ctrl) in enumerate(blk):
+        m = _DEST.match(ins)
+        if m is None or ctrl is None:
+            continue
+        dest = {int(m.group(2))} | ({int(m.group(2)) + 1} if m.group(1) == "WIDE" else set())
+        lat, waited = WIDE_IMAD_LATENCY[m.group(1)], 0
+        for ins2, _, ctrl2 in blk[i + 1:]:
+            waited += control_fields(ctrl)[0]
+            if waited >= lat:
+                break
+            if any(int(r) in dest for r in _REG.findall(_sources(ins2))):
+                out[i] = lat - waited
+                break
+            if ctrl2 is None:
+                break
+            ctrl = ctrl2
+    return out
 
 
 def fma_cycles(ins: str, op: str) -> int:

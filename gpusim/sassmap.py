@@ -69,6 +69,7 @@ from gpusim.sasslisting import (
     opcode,
     parse_blocks,
     read_barriers,
+    wide_imad_waits,
 )
 from gpusim.sm.fetch import IMC_BLOCK_BYTES, IMC_BLOCKS
 
@@ -89,10 +90,12 @@ _OWN = _PRIMARY - {"LDC"}          # a one-to-one line's own instruction (an LDC
 # MUFU shared by divisions by one value); a loop of these alone tells its unroll too
 _MUFU = frozenset({"MUFU"})
 _ONE_MUFU = re.compile(r"^\s*(@!?%\w+\s+)?((ex2|rcp|rsqrt|sqrt|sin|cos|lg2|tanh)\.approx|div\.full)(\.ftz)?\.f32\b")
-# and the conversions between integers and FP32: one I2FP (ALU), I2F or F2I (xu) each, so that a loop of
-# conversions and integer logic alone tells its unroll too (probe conv_rate's chains, unrolled 4x by ptxas)
-_CONV = frozenset({"I2FP", "I2F", "F2I"})
-_ONE_CONV = re.compile(r"^\s*(@!?%\w+\s+)?cvt(\.r[nzmp]i?)?(\.ftz)?(\.sat)?\.([su](32|64)\.f32|f32\.[su](32|64))\s")
+# and the conversions between integers and FP32, population counts and find-leading-ones: one I2FP (ALU), I2F,
+# F2I, POPC or FLO (xu) each, so that a loop of them and integer logic alone tells its unroll too (probe
+# conv_rate's chains, unrolled 4x by ptxas)
+_CONV = frozenset({"I2FP", "I2F", "F2I", "POPC", "FLO"})
+_ONE_CONV = re.compile(r"^\s*(@!?%\w+\s+)?(cvt(\.r[nzmp]i?)?(\.ftz)?(\.sat)?\.([su](32|64)\.f32|f32\.[su](32|64))"
+                       r"|popc\.b32|bfind\.[us]32)\s")
 
 
 def _one_to_one_lines(ptx: list) -> dict:
@@ -210,7 +213,7 @@ def weights(text: str, arch: str, flags: tuple = ()) -> SassMap:
         raise LaunchError("model='sass' needs ptxas and nvdisasm: install gpusim[sass] (or gpusim[triton], which "
                           "bundles both), or set GPUSIM_PTXAS/GPUSIM_NVDISASM; model='ptx' needs nothing")
     tools = f"{ptxas.tool_version(exe)} | {ptxas.tool_version(dis)}"
-    key = hashlib.sha256(f"map33\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
+    key = hashlib.sha256(f"map35\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
     path = cache_root() / "ptxas" / f"{key}.map.json"
     if path.exists():
         return SassMap.from_json(json.loads(path.read_text()))
@@ -331,7 +334,8 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
                 per_line_copies[ln].append(c / unroll)
                 primary_copies[ln] += ln in primaries
                 work_copies[ln] += ln in work
-        for (ins, _, ctrl), ln in zip(blk, lines):
+        extra = wide_imad_waits(blk)
+        for k, ((ins, _, ctrl), ln) in enumerate(zip(blk, lines)):
             if ln is not None and ins.startswith("ULDC"):       # the first read of each constant-bank block
                 c = _ULDC.match(ins)
                 b = int(c.group(1), 16) // IMC_BLOCK_BYTES if c else -1
@@ -342,7 +346,7 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
                 continue
             op = opcode(ins)
             if ctrl is not None:
-                stalls[ln] += control_fields(ctrl)[0] / unroll
+                stalls[ln] += (control_fields(ctrl)[0] + extra[k]) / unroll
                 last_ctrl[ln] = ctrl
             opcodes[ln][op] += 1
             vec = _LDS_VECTOR.match(ins.split()[1] if ins.startswith("@") else ins)

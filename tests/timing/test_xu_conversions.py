@@ -56,6 +56,15 @@ def test_an_f2is_result_is_waited_for_on_the_short_scoreboard():
     assert m[REASON.format("mio_throttle")] > 1.0
 
 
+def test_population_counts_take_the_xu_pipe_at_its_rate_with_a_scoreboarded_result():
+    # conv_popc_8: ncu counts one xu instruction a POPC, one per ~8.5 cycles of a sub-partition; conv_popc_1: a
+    # lone chain waits 8.9 cycles per instruction on the short scoreboard
+    r = one_sm("conv_popc_8")
+    assert abs(r.cycles / HW["conv_popc_8"]["gpc__cycles_elapsed.max"] - 1) < 0.10
+    assert r.metrics[REASON.format("mio_throttle")] > 3.0
+    assert one_sm("conv_popc_1").metrics[REASON.format("short_scoreboard")] > 5.0
+
+
 def test_an_i2fp_chain_is_held_by_the_alu_pipe():
     m = one_sm("conv_i2f_4").metrics
     assert m[REASON.format("math_pipe_throttle")] > 1.0          # the H200: 1.91

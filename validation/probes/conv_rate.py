@@ -37,6 +37,10 @@ OPS = {
                          '"f"(__int_as_float((y{c} & 0x7FFFFF) | 0x4B000000)));'),
     "i2f": ("float", 'asm volatile("cvt.rn.f32.s32 %0, %1;" : "=f"(y{c}) : "r"(__float_as_int(y{c}) & 0xFFFFFF));'),
     "i2fu": ("float", 'asm volatile("cvt.rn.f32.u32 %0, %1;" : "=f"(y{c}) : "r"(__float_as_int(y{c}) & 0xFFFFFF));'),
+    # added in the second recording: POPC and FLO set a scoreboard as the conversions do (probe int_latency:
+    # 17 cycles a step of a lone chain at ptxas's 8 stall cycles); which pipe takes them
+    "popc": ("unsigned", 'asm volatile("popc.b32 %0, %1;" : "=r"(y{c}) : "r"(y{c} ^ 0xB7E15163u));'),
+    "flo": ("unsigned", 'asm volatile("bfind.u32 %0, %1;" : "=r"(y{c}) : "r"(y{c} ^ 0xB7E15163u));'),
 }
 GRID, BLOCK, STEPS = 264, 256, 256
 STALLS = ("math_pipe_throttle", "wait", "short_scoreboard", "not_selected", "selected", "no_instruction",

@@ -36,6 +36,14 @@ STEP = {
     "setp_padd": 'asm volatile("{ .reg .pred p; setp.gt.u32 p, %0, %1; @p add.u32 %0, %0, %2; }" '
                  ': "+r"(y) : "r"(a), "r"(b));',
     "divu32": 'asm volatile("div.u32 %0, %0, %1;" : "+r"(y) : "r"(c)); y ^= a;',
+    # added in the second recording (the first seven agree with the first to 0.1 cycle)
+    "xorshift": 'asm volatile("{ .reg .b32 t; shl.b32 t, %0, 13; xor.b32 %0, %0, t; }" : "+r"(y));',
+    "popc": 'asm volatile("popc.b32 %0, %0;" : "+r"(y));',
+    "flo": 'asm volatile("bfind.u32 %0, %0;" : "+r"(y));',
+    "prmt": 'asm volatile("prmt.b32 %0, %0, %1, 0x1230;" : "+r"(y) : "r"(a));',
+    "ffma": 'asm volatile("fma.rn.f32 %0, %0, %1, %2;" : "+f"(f) : "f"(fa), "f"(fb));',
+    "hfma2": 'asm volatile("fma.rn.f16x2 %0, %0, %1, %2;" : "+r"(y) : "r"(a), "r"(b));',
+    "dfma": 'asm volatile("fma.rn.f64 %0, %0, %1, %2;" : "+d"(g) : "d"(ga), "d"(gb));',
 }
 
 
@@ -47,6 +55,8 @@ def source() -> str:
                                         unsigned b, unsigned c) {{
     unsigned y = threadIdx.x * 2654435761u + 12345u;
     unsigned long long w = y;
+    float f = 1.0f + threadIdx.x, fa = __uint_as_float(0x3F7F0000u | (a & 0xFF)), fb = __uint_as_float(b & 0x3EFFFFFFu);
+    double g = f, ga = fa, gb = fb;
     unsigned long long t0 = clock64();
     #pragma unroll 1
     for (int j = 0; j < {STEPS // PER_TRIP}; ++j) {{
@@ -54,7 +64,7 @@ def source() -> str:
     }}
     unsigned long long t1 = clock64();
     cyc[threadIdx.x] = t1 - t0;
-    res[threadIdx.x] = y ^ (unsigned)w ^ (unsigned)(w >> 32);
+    res[threadIdx.x] = y ^ (unsigned)w ^ (unsigned)(w >> 32) ^ __float_as_uint(f) ^ (unsigned)__double_as_longlong(g);
 }}
 ''')
     return "\n".join(out)
