@@ -92,6 +92,37 @@ def wide_imad_waits(blk: list) -> list:
     return out
 
 
+# how long after it issues an xu instruction's result is ready (probe int_latency: a lone chain of POPC or FLO,
+# 17.0 cycles a step less the loop's 0.6; a division by a value that changes, whose I2F.U32.RP -> MUFU.RCP -> F2I
+# chain ptxas cannot hoist, 129.5 cycles a step)
+XU_LATENCY = 16.4
+_XU_DEST = re.compile(r"^(?:@!?U?P\w+\s+)?(MUFU|F2I|I2F|POPC|FLO)(\.\S+)?\s+R(\d+),")
+
+
+def xu_chain_waits(blk: list, lines: list) -> list:
+    """Per SASS instruction of a block (`parse_blocks`) and its PTX line: for an xu instruction (MUFU, F2I, I2F not
+    F64, POPC, FLO) whose result a later instruction of the same line reads (a division's I2F -> MUFU.RCP -> F2I
+    chain), the cycles that reader waits beyond ptxas's stall cycles between them (`XU_LATENCY` less those): the
+    scoreboard wait inside the line, which ptxas's stall cycles do not hold."""
+    out = [0.0] * len(blk)
+    for i, (ins, _, ctrl) in enumerate(blk):
+        m = _XU_DEST.match(ins)
+        if m is None or ctrl is None or ".F64" in ins or lines[i] is None:
+            continue
+        dest, waited = int(m.group(3)), 0
+        for (ins2, _, ctrl2), ln2 in zip(blk[i + 1:], lines[i + 1:]):
+            waited += control_fields(ctrl)[0]
+            if waited >= XU_LATENCY or ln2 != lines[i]:
+                break
+            if dest in {int(r) for r in _REG.findall(_sources(ins2))}:
+                out[i] = XU_LATENCY - waited
+                break
+            if ctrl2 is None:
+                break
+            ctrl = ctrl2
+    return out
+
+
 def fma_cycles(ins: str, op: str) -> int:
     """FMA-pipe cycles of one SASS instruction (`op`: its mnemonic without modifiers, in `FMA_OPS`)."""
     return 4 if op == "IMAD" and _WIDE_IMAD.match(ins) else FMA_OPS[op]

@@ -70,6 +70,7 @@ from gpusim.sasslisting import (
     parse_blocks,
     read_barriers,
     wide_imad_waits,
+    xu_chain_waits,
 )
 from gpusim.sm.fetch import IMC_BLOCK_BYTES, IMC_BLOCKS
 
@@ -135,6 +136,8 @@ class SassMap:
     total: int = 0                                    # SASS instructions kept
     unmapped: int = 0                                 # of which had no line before or after them
     tools: str = ""
+    xu_chain: dict = field(default_factory=dict)      # PTX line -> cycles its SASS waits on its own xu results
+                                                      # beyond ptxas's stall cycles, per execution
 
     def to_json(self) -> dict:
         return {"weight": {str(k): v for k, v in self.weight.items()},
@@ -147,7 +150,8 @@ class SassMap:
                 "rd_set": {str(k): v for k, v in self.rd_set.items()},
                 "rd_wait": {str(k): v for k, v in self.rd_wait.items()},
                 "uldc": {str(k): v for k, v in self.uldc.items()}, "joins": self.joins,
-                "total": self.total, "unmapped": self.unmapped, "tools": self.tools}
+                "total": self.total, "unmapped": self.unmapped, "tools": self.tools,
+                "xu_chain": {str(k): v for k, v in self.xu_chain.items()}}
 
     @classmethod
     def from_json(cls, d: dict) -> "SassMap":
@@ -159,7 +163,8 @@ class SassMap:
                    {int(k): v for k, v in d.get("rank", {}).items()},
                    {int(k): v for k, v in d.get("rd_set", {}).items()},
                    {int(k): v for k, v in d.get("rd_wait", {}).items()},
-                   {int(k): v for k, v in d.get("uldc", {}).items()}, d["joins"], d["total"], d["unmapped"], d["tools"])
+                   {int(k): v for k, v in d.get("uldc", {}).items()}, d["joins"], d["total"], d["unmapped"], d["tools"],
+                   {int(k): v for k, v in d.get("xu_chain", {}).items()})
 
 
 def find_nvdisasm() -> str | None:
@@ -213,7 +218,7 @@ def weights(text: str, arch: str, flags: tuple = ()) -> SassMap:
         raise LaunchError("model='sass' needs ptxas and nvdisasm: install gpusim[sass] (or gpusim[triton], which "
                           "bundles both), or set GPUSIM_PTXAS/GPUSIM_NVDISASM; model='ptx' needs nothing")
     tools = f"{ptxas.tool_version(exe)} | {ptxas.tool_version(dis)}"
-    key = hashlib.sha256(f"map35\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
+    key = hashlib.sha256(f"map36\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
     path = cache_root() / "ptxas" / f"{key}.map.json"
     if path.exists():
         return SassMap.from_json(json.loads(path.read_text()))
@@ -316,6 +321,7 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
     pipe_use: dict = defaultdict(lambda: [0.0, 0.0, 0.0])
     opcodes: dict = defaultdict(Counter)
     stalls: dict = defaultdict(float)
+    xu_waits: dict = defaultdict(float)
     last_ctrl: dict = {}                           # line -> control bits of its last SASS instruction
     at = 0                                         # listing position of the block's first instruction
     seen_blocks: set = set()                       # constant-bank blocks a ULDC has read already
@@ -335,6 +341,7 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
                 primary_copies[ln] += ln in primaries
                 work_copies[ln] += ln in work
         extra = wide_imad_waits(blk)
+        chain = xu_chain_waits(blk, lines)
         for k, ((ins, _, ctrl), ln) in enumerate(zip(blk, lines)):
             if ln is not None and ins.startswith("ULDC"):       # the first read of each constant-bank block
                 c = _ULDC.match(ins)
@@ -347,6 +354,7 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
             op = opcode(ins)
             if ctrl is not None:
                 stalls[ln] += (control_fields(ctrl)[0] + extra[k]) / unroll
+                xu_waits[ln] += chain[k] / unroll
                 last_ctrl[ln] = ctrl
             opcodes[ln][op] += 1
             vec = _LDS_VECTOR.match(ins.split()[1] if ins.startswith("@") else ins)
@@ -371,6 +379,8 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
             m.spill_lines[ln] = (spills[ln][0] / n, spills[ln][1] / n)
         if ln in last_ctrl:
             m.stall[ln] = stalls[ln] / n
+        if xu_waits.get(ln, 0.0) > 0:
+            m.xu_chain[ln] = xu_waits[ln] / n
     m.yields = sorted(ln for ln, c in last_ctrl.items() if control_fields(c)[1])
     m.rd_set, m.rd_wait = read_barriers(blocks, kept)
     m.opcodes = {ln: dict(c) for ln, c in opcodes.items()}
@@ -439,7 +449,8 @@ def pc_weights(m: SassMap, lines) -> np.ndarray:
     (bit masks, `read_barriers`) its SASS sets and, at its first pc, waits on, and at its first pc the
     constant-bank blocks its ULDCs read first (a bit mask), its MUFU instructions (the SFU pipe's), and at its
     first pc 1 where its SASS holds a BSYNC (ptxas's convergence barrier: the line opens the join of a branch a
-    warp may diverge on); an array of shape (n, 14).
+    warp may diverge on), and at its last pc the cycles its SASS waits on its own xu results beyond the stall
+    cycles (`xu_chain`); an array of shape (n, 15).
     A line gpusim decodes into several pcs shares its weights and stall cycles among them (its spills and
     vector width go to its first pc, its yield to its last); a line the map does not name (no SASS came
     from it) weighs 0."""
@@ -464,5 +475,6 @@ def pc_weights(m: SassMap, lines) -> np.ndarray:
                       rd_set.get(int(ln), 0), rd_wait.get(int(ln), 0) if first[int(ln)] == pc else 0,
                       m.uldc.get(int(ln), 0) if first[int(ln)] == pc else 0,
                       m.pipes.get(int(ln), (0.0, 0.0, 0.0))[2] / per_line[int(ln)],
-                      1.0 if first[int(ln)] == pc and int(ln) in joins else 0.0)
-                     for pc, ln in enumerate(lines)], np.float64).reshape(-1, 14)
+                      1.0 if first[int(ln)] == pc and int(ln) in joins else 0.0,
+                      m.xu_chain.get(int(ln), 0.0) if last[int(ln)] == pc else 0.0)
+                     for pc, ln in enumerate(lines)], np.float64).reshape(-1, 15)

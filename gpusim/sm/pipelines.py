@@ -138,7 +138,7 @@ class PipelineSpec:
 
 Pipes = namedtuple("Pipes", "latency interval divergence_delay free_at tensor_lat tensor_ii tensor_family "
                              "tensor_hold tensor_block counters slots debt alu fma xu busy_lo busy_hi busy_n busy_head "
-                             "join lat_join")
+                             "join lat_join xu_chain")
 BUSY_RING = 32      # busy stretches remembered per pipeline (a longer wait takes their busy share)
 SLOT = 16           # `slots` is fixed point: SLOT = one SASS issue slot
 SLOTS_ISSUED = 2 * 3    # counters[SLOTS_ISSUED]: SASS issue slots taken (x SLOT), after the tensor families
@@ -161,13 +161,14 @@ def _tensor_tables(spec, d, subpartitions):
 
 def make_state(spec: PipelineSpec, n_subpartitions: int, lsu_latency: int, atomic_latency: int, d=None,
                subpartitions_per_sm: int = 4, slots=None) -> Pipes:
-    """slots: per pc, the SASS instructions, ALU-pipe instructions, FMA-pipe cycles and MUFU instructions (x SLOT,
-    shape (n, 4)) of the PTX instruction (the SASS model, gpusim/sassmap.py); None: one instruction on its
+    """slots: per pc, the SASS instructions, ALU-pipe instructions, FMA-pipe cycles and MUFU instructions (x SLOT),
+    a BSYNC flag and the cycles its SASS waits on its own xu results (x SLOT; shape (n, 4) to (n, 6)) of the PTX
+    instruction (the SASS model, gpusim/sassmap.py); None: one instruction on its
     class's pipe each (the PTX model)."""
     t = spec.class_timing(lsu_latency, atomic_latency)
     lat, ii, fam, hold, block = _tensor_tables(spec, d, subpartitions_per_sm)
     n = d.n if d is not None else 1
-    join = np.zeros(n, np.int64)
+    join, chain = np.zeros(n, np.int64), np.zeros(n, np.int64)
     if slots is None:
         sl, alu, fma, xu = (np.full(n, SLOT, np.int64), np.full(n, -1, np.int64), np.full(n, -1, np.int64),
                             np.full(n, -1, np.int64))
@@ -178,6 +179,8 @@ def make_state(spec: PipelineSpec, n_subpartitions: int, lsu_latency: int, atomi
         xu = np.ascontiguousarray(a[:, 3]) if a.shape[1] > 3 else np.full(a.shape[0], -1, np.int64)
         if a.shape[1] > 4:
             join = np.ascontiguousarray(a[:, 4])
+        if a.shape[1] > 5:
+            chain = np.ascontiguousarray(a[:, 5])
     if slots is not None:
         # the SASS map carries the expansion of 64-bit integer work: its pipe slots are INT slots
         t[oc.CLASSES.index("int64"), 1] = t[oc.CLASSES.index("int"), 1]
@@ -189,7 +192,8 @@ def make_state(spec: PipelineSpec, n_subpartitions: int, lsu_latency: int, atomi
                  np.zeros((n_subpartitions, len(oc.CLASSES), BUSY_RING), np.int64),
                  np.zeros((n_subpartitions, len(oc.CLASSES), BUSY_RING), np.int64),
                  np.zeros((n_subpartitions, len(oc.CLASSES)), np.int64), join,
-                 np.int64(spec.lat_bsync if join.any() else 0))     # no joins: the core skips the check
+                 np.int64(spec.lat_bsync if join.any() else 0),     # no joins: the core skips the check
+                 chain)
 
 
 def counters(p: Pipes) -> dict:

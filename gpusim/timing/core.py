@@ -216,6 +216,9 @@ def issue(P, M, U, counters, w, pc, now):
         elif s.wait_cycles[pc] > 0 and (cls == oc.C_INT or cls == oc.C_INT64 or cls == oc.C_FP32
                                         or cls == oc.C_FP64 or cls == oc.C_MISC or cls == oc.C_SFU):
             lat = 0     # the SASS model with ptxas's stall cycles: they hold the warp for its fixed latencies
+            if U.pipes.xu_chain[pc] > 0:    # and its SASS waits on its own xu results (a division's I2F, MUFU, F2I)
+                lat = (s.wait_cycles[pc] + U.pipes.xu_chain[pc] + SLOT - 1) // SLOT
+                kind = KIND_SHORT
         if cls == oc.C_BRANCH:
             s.ready_at[w] = now + lat
             s.reason[w] = BRANCH_RESOLVING

@@ -40,8 +40,11 @@ def test_without_the_join_hold_a_skipped_body_is_far_too_cheap_and_a_split_witho
     hw = {r["form"]: r["cycles_per_trip"] for r in json.loads(DATA.read_text())["runs"]}
     sim = run(_launcher(lat_bsync=0), 1, 4)["cycles_per_trip"]
     assert sim < 0.8 * hw["skipped"], (sim, hw["skipped"])
+    # a split's cost: with 6 cycles for it instead of 17, a divergent trip is 11 cycles short of the default's
+    # (and of the H200's, which the default meets within 5%: the test above)
     sim = run(_launcher(divergence_cycles=6), 3, 4)["cycles_per_trip"]
-    assert sim < 0.92 * hw["divergent"], (sim, hw["divergent"])
+    full = run(_launcher(), 3, 4)["cycles_per_trip"]
+    assert sim < full - 8 and sim < 0.95 * hw["divergent"], (sim, full, hw["divergent"])
 
 
 def test_a_bsync_belongs_to_the_first_line_after_it_not_the_body_before_it():

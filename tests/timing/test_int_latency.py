@@ -18,7 +18,7 @@ import gpusim
 from gpusim import sassmap
 from gpusim.kernels import load_ptx
 from gpusim.presets import get_preset
-from gpusim.sasslisting import wide_imad_waits
+from gpusim.sasslisting import XU_LATENCY, wide_imad_waits, xu_chain_waits
 
 ROOT = Path(__file__).resolve().parents[2]
 PTX = ROOT / "tests" / "timing" / "ptx" / "int_latency.ptx"
@@ -59,3 +59,16 @@ def test_a_scoped_block_of_inline_asm_on_one_line_carries_its_own_sass():
         assert m.weight[ln] == pytest.approx(2.0), ln
         assert m.opcodes[ln] == {"ISETP": 1, "SEL": 1}
     assert sum(m.stall[ln] for ln in lines) >= 7 * 16      # and ptxas's stall cycles with them: 4 + 4 a step
+
+
+def test_a_division_by_a_changing_value_waits_on_its_own_xu_results():
+    # ptxas's I2F.U32.RP -> MUFU.RCP -> F2I inside one PTX line (div.u32 by a value it cannot hoist): the reads of
+    # each result wait XU_LATENCY after it, less the stall cycles between; a read by another line is the
+    # scoreboard's (sm/pipelines.py xu_only), not counted here
+    blk = [("I2F.U32.RP R10, R9", 1, 1), ("IMAD.MOV R11, RZ, RZ, -R9", 1, 7), ("MUFU.RCP R10, R10", 1, 2),
+           ("VIADD R6, R10, 0xffffffe", 1, 6), ("F2I.FTZ.U32.TRUNC.NTZ R7, R6", 1, 2), ("IMAD R11, R11, R7, RZ", 1, 4),
+           ("POPC R3, R11", 1, 2), ("IADD3 R4, R3, 0x1, RZ", 2, 1)]
+    lines = [ln for _, ln, _ in blk]
+    assert xu_chain_waits(blk, lines) == pytest.approx([XU_LATENCY - 8, 0, XU_LATENCY - 2, 0, XU_LATENCY - 2, 0, 0, 0])
+    # the probe's chains: H200 129.5 and 128.3 cycles a step (ptxas's stall cycles alone gave 94)
+    assert per_step("divvar") > 115 and per_step("remvar") > 115

@@ -44,6 +44,10 @@ STEP = {
     "ffma": 'asm volatile("fma.rn.f32 %0, %0, %1, %2;" : "+f"(f) : "f"(fa), "f"(fb));',
     "hfma2": 'asm volatile("fma.rn.f16x2 %0, %0, %1, %2;" : "+r"(y) : "r"(a), "r"(b));',
     "dfma": 'asm volatile("fma.rn.f64 %0, %0, %1, %2;" : "+d"(g) : "d"(ga), "d"(gb));',
+    # added in the third recording: divisions by a value that changes every step (numba's % and // on indices),
+    # whose reciprocal (I2F.U32.RP, MUFU.RCP, F2I) ptxas cannot hoist
+    "divvar": 'asm volatile("{ .reg .b32 t; or.b32 t, %0, 1; div.u32 %0, %1, t; }" : "+r"(y) : "r"(a));',
+    "remvar": 'asm volatile("{ .reg .b32 t; or.b32 t, %0, 3; rem.u32 %0, %1, t; }" : "+r"(y) : "r"(a));',
 }
 
 
