@@ -65,7 +65,10 @@ def _sources(ins: str) -> str:
         return ""
     if parts[0].startswith(("ST", "RED")):
         return parts[1]
-    return parts[1].split(",", 1)[1] if "," in parts[1] else ""
+    ops = [o.strip() for o in parts[1].split(",")]
+    # a predicate destination first and a register one after it (LOP3.LUT P2, R9, ...; SHFL.IDX PT, R3, ...)
+    skip = 2 if len(ops) > 2 and re.match(r"^!?(PT|P\d)$", ops[0]) and re.match(r"^R\d+$", ops[1]) else 1
+    return ", ".join(ops[skip:])
 
 
 def wide_imad_waits(blk: list) -> list:

@@ -45,14 +45,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
-import shutil
-import subprocess
-import tempfile
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
@@ -72,9 +67,9 @@ from gpusim.sasslisting import (
     wide_imad_waits,
     xu_chain_waits,
 )
+from gpusim.sasstools import disassemble, find_nvdisasm, tag_lines
 from gpusim.sm.fetch import IMC_BLOCK_BYTES, IMC_BLOCKS
 
-FILE_INDEX = 1
 _ULDC = re.compile(r"^ULDC(?:\.\w+)*\s+\w+\s*,\s*c\[0x0\]\[(0x[0-9a-fA-F]+)\]")   # a uniform constant load
 _LDS_VECTOR = re.compile(r"^LDS(?:\.[A-Z]+)*\.(64|128)\b")    # a vector shared load: LDS.64, LDS.U.128
 _PTX_LABEL = re.compile(r"^\s*(\$?[\w$]+):")
@@ -167,50 +162,6 @@ class SassMap:
                    {int(k): v for k, v in d.get("xu_chain", {}).items()})
 
 
-def find_nvdisasm() -> str | None:
-    """The nvdisasm executable: $GPUSIM_NVDISASM, the nvidia-cuda-nvdisasm wheel's (the `sass` extra),
-    the one beside the ptxas in use (Triton bundles both), or PATH."""
-    cands = [os.environ.get("GPUSIM_NVDISASM")]
-    try:
-        import nvidia
-        for root in nvidia.__path__:
-            cands += [str(Path(root) / "cu13" / "bin" / "nvdisasm"),
-                      str(Path(root) / "cuda_nvdisasm" / "bin" / "nvdisasm")]
-    except ImportError:
-        pass
-    exe = ptxas.find()
-    if exe:
-        cands.append(str(Path(exe).parent / "nvdisasm"))
-    try:
-        import triton
-        cands.append(str(Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "nvdisasm"))
-    except ImportError:
-        pass
-    cands.append(shutil.which("nvdisasm"))
-    return next((c for c in cands if c and os.path.isfile(c) and os.access(c, os.X_OK)), None)
-
-
-def tag_lines(text: str) -> str:
-    """The PTX with each instruction line tagged `.loc 1 <its line> 0` and its own .file/.loc removed;
-    every line keeps its number."""
-    out, filed = [], False
-    for i, line in enumerate(text.splitlines(), 1):
-        s = line.strip()
-        if re.match(r"\.(file|loc)\s", s):     # not .local
-            out.append("")
-            continue
-        if not filed and (s.startswith(".address_size") or (s.startswith(".target") and ".address_size" not in text)):
-            out.append(f'{line} .file {FILE_INDEX} "ptx"')
-            filed = True
-            continue
-        # an instruction, or a scoped block of them on one line (inline asm's `{ .reg .pred p; setp...; }`)
-        if s and (s[0].isalpha() or s[0] in "@{") and ";" in s and not s.endswith(":"):
-            out.append(f".loc {FILE_INDEX} {i} 0 {line}")
-        else:
-            out.append(line)
-    return "\n".join(out) + "\n"
-
-
 def weights(text: str, arch: str, flags: tuple = ()) -> SassMap:
     """The SASS map of a PTX module compiled for `arch` (cached); `flags`: more ptxas options."""
     exe, dis = ptxas.find(), find_nvdisasm()
@@ -218,7 +169,7 @@ def weights(text: str, arch: str, flags: tuple = ()) -> SassMap:
         raise LaunchError("model='sass' needs ptxas and nvdisasm: install gpusim[sass] (or gpusim[triton], which "
                           "bundles both), or set GPUSIM_PTXAS/GPUSIM_NVDISASM; model='ptx' needs nothing")
     tools = f"{ptxas.tool_version(exe)} | {ptxas.tool_version(dis)}"
-    key = hashlib.sha256(f"map36\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
+    key = hashlib.sha256(f"map37\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
     path = cache_root() / "ptxas" / f"{key}.map.json"
     if path.exists():
         return SassMap.from_json(json.loads(path.read_text()))
@@ -228,20 +179,6 @@ def weights(text: str, arch: str, flags: tuple = ()) -> SassMap:
     m.tools = tools
     ptxas.write_atomic(path, json.dumps(m.to_json()))
     return m
-
-
-def disassemble(exe: str, dis: str, tagged: str, arch: str, flags: tuple = ()) -> str:
-    with tempfile.TemporaryDirectory(prefix="gpusim-sass-") as tmp:
-        cubin = Path(tmp) / "k.cubin"
-        p = ptxas.compile_to(exe, tagged, arch, cubin, ["-lineinfo", *flags])
-        if p.returncode != 0:
-            msg = (p.stderr or p.stdout).strip().splitlines()
-            raise LaunchError(f"ptxas could not compile the line-tagged kernel for {arch} (model='sass'): "
-                              f"{msg[-1] if msg else p.returncode}")
-        q = subprocess.run([dis, "-g", "-hex", "-c", str(cubin)], capture_output=True, text=True, timeout=300)
-        if q.returncode != 0:
-            raise LaunchError(f"nvdisasm failed on the kernel (model='sass'): {q.stderr.strip()[-200:]}")
-        return q.stdout
 
 
 def ptx_loops(text: str) -> list:
