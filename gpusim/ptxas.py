@@ -51,12 +51,21 @@ def find() -> str | None:
             cands += [str(Path(root) / "cu13" / "bin" / "ptxas"), str(Path(root) / "cuda_nvcc" / "bin" / "ptxas")]
     except ImportError:
         pass
+    cands += [triton_tool("ptxas"), shutil.which("ptxas")]
+    return first_executable(cands)
+
+
+def triton_tool(name: str) -> str | None:
+    """Where the Triton wheel keeps its copy of a CUDA tool (ptxas, nvdisasm), or None without Triton."""
     try:
         import triton
-        cands.append(str(Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "ptxas"))
     except ImportError:
-        pass
-    cands.append(shutil.which("ptxas"))
+        return None
+    return str(Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / name)
+
+
+def first_executable(cands: list) -> str | None:
+    """The first of `cands` (paths, or None) that is an executable file."""
     return next((c for c in cands if c and os.path.isfile(c) and os.access(c, os.X_OK)), None)
 
 

@@ -29,13 +29,8 @@ def find_nvdisasm() -> str | None:
     exe = ptxas.find()
     if exe:
         cands.append(str(Path(exe).parent / "nvdisasm"))
-    try:
-        import triton
-        cands.append(str(Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "nvdisasm"))
-    except ImportError:
-        pass
-    cands.append(shutil.which("nvdisasm"))
-    return next((c for c in cands if c and os.path.isfile(c) and os.access(c, os.X_OK)), None)
+    cands += [ptxas.triton_tool("nvdisasm"), shutil.which("nvdisasm")]
+    return ptxas.first_executable(cands)
 
 
 def tag_lines(text: str) -> str:
