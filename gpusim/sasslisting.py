@@ -40,20 +40,30 @@ ALU_OPS = {"IADD3", "LOP3", "SHF", "ISETP", "SEL", "LEA", "FSETP", "FSEL", "FMNM
            "SHR", "IADD", "ISCADD", "SHFL_ALU", "I2FP"}
 FMA_OPS = {"FFMA": 1, "FADD": 1, "FMUL": 1, "FSWZADD": 1, "HFMA2": 1, "HADD2": 1, "HMUL2": 1, "IMAD": 2, "IMUL": 2,
            "IDP": 2, "IMADSP": 2, "VIADD": 2}
-# what runs on the xu pipe beside MUFU (probe conv_rate: ncu counts one xu instruction per F2I, POPC or FLO, and a
-# sub-partition issues one every ~8.5-8.8 cycles, the MUFU's rate; their results set a scoreboard, a lone chain
-# waiting 17 cycles a POPC or FLO, probe int_latency): the conversions between 32-bit integers and floats (an
+# what runs on the xu pipe (ncu's xu instructions): MUFU and (probe conv_rate: one xu instruction per F2I, POPC or
+# FLO, a sub-partition issuing one every ~8.5-8.8 cycles, the MUFU's rate; their results set a scoreboard, a lone
+# chain waiting 17 cycles a POPC or FLO, probe int_latency) the conversions between 32-bit integers and floats (an
 # I2FP.F32.S32 is an ALU instruction; the F64 forms are left out, not measured), population count and find
 # leading one
-XU_CONVERSIONS = frozenset({"F2I", "I2F", "POPC", "FLO"})
+XU_OPS = frozenset({"MUFU", "F2I", "I2F", "POPC", "FLO"})
 _WIDE_IMAD = re.compile(r"^(?:@!?U?P\w+\s+)?IMAD\.(?:WIDE|HI)\b")
+
+
+def on_xu(ins: str, op: str) -> bool:
+    """Whether a SASS instruction (its text, and `op` its mnemonic without modifiers) runs on the xu pipe."""
+    return op in XU_OPS and ".F64" not in ins
 
 
 # how long the H100 makes the next instruction that reads a wide IMAD's result wait after it issues, where ptxas's
 # stall cycles say less (probe int_latency, one warp's dependent chain: IMAD.HI.U32 10.05 cycles a step at 6 stall
 # cycles, IMAD.WIDE.U32 + IADD3 12.64 at 3 + 5, IMAD 4.61 at 4; 0.6 of each is the loop's own)
 WIDE_IMAD_LATENCY = {"HI": 9.4, "WIDE": 7.0}
-_DEST = re.compile(r"^(?:@!?U?P\w+\s+)?IMAD\.(WIDE|HI)\S*\s+R(\d+),")
+# how long after it issues an xu instruction's result is ready (probe int_latency: a lone chain of POPC or FLO,
+# 17.0 cycles a step less the loop's 0.6; a division by a value that changes, whose I2F.U32.RP -> MUFU.RCP -> F2I
+# chain ptxas cannot hoist, 129.5 cycles a step)
+XU_LATENCY = 16.4
+_WIDE_DEST = re.compile(r"^(?:@!?U?P\w+\s+)?IMAD\.(WIDE|HI)\S*\s+R(\d+),")
+_DEST = re.compile(r"^(?:@!?U?P\w+\s+)?(\w+)\S*\s+R(\d+),")
 _REG = re.compile(r"\bR(\d+)\b")
 
 
@@ -71,58 +81,45 @@ def _sources(ins: str) -> str:
     return ", ".join(ops[skip:])
 
 
+def _reader_wait(blk: list, i: int, dest: set, latency: float, lines: list | None = None) -> float:
+    """The cycles the first later instruction of the block that reads `dest` (registers written by instruction i)
+    waits for it beyond ptxas's stall cycles between them: `latency` less those, 0 if none reads it within that
+    time (or, given `lines`, before the block leaves i's PTX line)."""
+    ctrl, waited = blk[i][2], 0
+    for j in range(i + 1, len(blk)):
+        waited += control_fields(ctrl)[0]
+        if waited >= latency or (lines is not None and lines[j] != lines[i]):
+            return 0.0
+        if any(int(r) in dest for r in _REG.findall(_sources(blk[j][0]))):
+            return latency - waited
+        ctrl = blk[j][2]
+        if ctrl is None:
+            return 0.0
+    return 0.0
+
+
 def wide_imad_waits(blk: list) -> list:
-    """Per SASS instruction of a block (`parse_blocks`: text, line, control bits), the cycles its consumer waits
-    beyond ptxas's stall cycles: for an IMAD.HI or IMAD.WIDE, `WIDE_IMAD_LATENCY` less the stall cycles from it
-    to the first later instruction of the block that reads its result (0 if none does within that time)."""
+    """Per SASS instruction of a block (`parse_blocks`: text, line, control bits), the cycles its reader waits
+    beyond ptxas's stall cycles: for an IMAD.HI or IMAD.WIDE (its register pair), after `WIDE_IMAD_LATENCY`."""
     out = [0.0] * len(blk)
     for i, (ins, _, ctrl) in enumerate(blk):
-        m = _DEST.match(ins)
-        if m is None or ctrl is None:
-            continue
-        dest = {int(m.group(2))} | ({int(m.group(2)) + 1} if m.group(1) == "WIDE" else set())
-        lat, waited = WIDE_IMAD_LATENCY[m.group(1)], 0
-        for ins2, _, ctrl2 in blk[i + 1:]:
-            waited += control_fields(ctrl)[0]
-            if waited >= lat:
-                break
-            if any(int(r) in dest for r in _REG.findall(_sources(ins2))):
-                out[i] = lat - waited
-                break
-            if ctrl2 is None:
-                break
-            ctrl = ctrl2
+        m = _WIDE_DEST.match(ins)
+        if m is not None and ctrl is not None:
+            r = int(m.group(2))
+            out[i] = _reader_wait(blk, i, {r, r + 1} if m.group(1) == "WIDE" else {r}, WIDE_IMAD_LATENCY[m.group(1)])
     return out
 
 
-# how long after it issues an xu instruction's result is ready (probe int_latency: a lone chain of POPC or FLO,
-# 17.0 cycles a step less the loop's 0.6; a division by a value that changes, whose I2F.U32.RP -> MUFU.RCP -> F2I
-# chain ptxas cannot hoist, 129.5 cycles a step)
-XU_LATENCY = 16.4
-_XU_DEST = re.compile(r"^(?:@!?U?P\w+\s+)?(MUFU|F2I|I2F|POPC|FLO)(\.\S+)?\s+R(\d+),")
-
-
 def xu_chain_waits(blk: list, lines: list) -> list:
-    """Per SASS instruction of a block (`parse_blocks`) and its PTX line: for an xu instruction (MUFU, F2I, I2F not
-    F64, POPC, FLO) whose result a later instruction of the same line reads (a division's I2F -> MUFU.RCP -> F2I
-    chain), the cycles that reader waits beyond ptxas's stall cycles between them (`XU_LATENCY` less those): the
-    scoreboard wait inside the line, which ptxas's stall cycles do not hold."""
+    """Per SASS instruction of a block and its PTX line: for an xu instruction (`on_xu`) whose result a later
+    instruction of the same line reads (a division's I2F -> MUFU.RCP -> F2I chain), the cycles that reader waits
+    beyond ptxas's stall cycles, after `XU_LATENCY`: the scoreboard wait inside the line, which the stall cycles
+    do not hold (a reader in another line waits on the scoreboard: sm/pipelines.py `xu_only`)."""
     out = [0.0] * len(blk)
     for i, (ins, _, ctrl) in enumerate(blk):
-        m = _XU_DEST.match(ins)
-        if m is None or ctrl is None or ".F64" in ins or lines[i] is None:
-            continue
-        dest, waited = int(m.group(3)), 0
-        for (ins2, _, ctrl2), ln2 in zip(blk[i + 1:], lines[i + 1:]):
-            waited += control_fields(ctrl)[0]
-            if waited >= XU_LATENCY or ln2 != lines[i]:
-                break
-            if dest in {int(r) for r in _REG.findall(_sources(ins2))}:
-                out[i] = XU_LATENCY - waited
-                break
-            if ctrl2 is None:
-                break
-            ctrl = ctrl2
+        m = _DEST.match(ins)
+        if m is not None and ctrl is not None and lines[i] is not None and on_xu(ins, m.group(1)):
+            out[i] = _reader_wait(blk, i, {int(m.group(2))}, XU_LATENCY, lines)
     return out
 
 

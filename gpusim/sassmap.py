@@ -57,10 +57,11 @@ from gpusim.jitcache import cache_root
 from gpusim.sasslisting import (
     ALU_OPS,
     FMA_OPS,
-    XU_CONVERSIONS,
+    XU_OPS,
     block_lines,
     control_fields,
     fma_cycles,
+    on_xu,
     opcode,
     parse_blocks,
     read_barriers,
@@ -89,7 +90,7 @@ _ONE_MUFU = re.compile(r"^\s*(@!?%\w+\s+)?((ex2|rcp|rsqrt|sqrt|sin|cos|lg2|tanh)
 # and the conversions between integers and FP32, population counts and find-leading-ones: one I2FP (ALU), I2F,
 # F2I, POPC or FLO (xu) each, so that a loop of them and integer logic alone tells its unroll too (probe
 # conv_rate's chains, unrolled 4x by ptxas)
-_CONV = frozenset({"I2FP", "I2F", "F2I", "POPC", "FLO"})
+_CONV = (XU_OPS - {"MUFU"}) | {"I2FP"}
 _ONE_CONV = re.compile(r"^\s*(@!?%\w+\s+)?(cvt(\.r[nzmp]i?)?(\.ftz)?(\.sat)?\.([su](32|64)\.f32|f32\.[su](32|64))"
                        r"|popc\.b32|bfind\.[us]32)\s")
 
@@ -301,7 +302,7 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
                 pipe_use[ln][0] += 1.0 / unroll
             elif op in FMA_OPS:
                 pipe_use[ln][1] += fma_cycles(ins, op) / unroll
-            elif op == "MUFU" or (op in XU_CONVERSIONS and ".F64" not in ins):
+            elif on_xu(ins, op):
                 pipe_use[ln][2] += 1.0 / unroll
             if op in ("LDL", "STL") and ln not in local_lines:
                 spills[ln][0 if op == "LDL" else 1] += 1.0 / unroll

@@ -19,12 +19,12 @@ import numpy as np
 from gpusim.isa import opcodes as oc
 from gpusim.jit import njit
 from gpusim.memory.dsm import barrier_completed, remote_access
-from gpusim.sm.asyncops import after_issue, async_ready, clear_cta, clear_warp, tma_requests
+from gpusim.sm.asyncops import after_issue, async_ready, tma_requests
 from gpusim.sm.atomics import acquired, fence_ready
 from gpusim.sm.copygroups import copy_issued, group_op
-from gpusim.sm.executor import S_BARRIER, S_DONE, S_FAULT, init_cta, init_warp, step
+from gpusim.sm.executor import S_BARRIER, S_DONE, S_FAULT, step
 from gpusim.sm.fetch import constant_ready, fetch_ready
-from gpusim.sm.lsu import KIND_LONG, KIND_SHORT, last_begun, memory_timing, mio_behind_lg, spill_traffic, warp_reset
+from gpusim.sm.lsu import KIND_LONG, KIND_SHORT, last_begun, memory_timing, mio_behind_lg, spill_traffic
 from gpusim.sm.pipelines import (
     SLOT,
     accepts_at,
@@ -37,12 +37,11 @@ from gpusim.sm.pipelines import (
     xu_only,
 )
 from gpusim.sm.scheduler import GTO, GTY, NEVER, account, priority, slot_warp, subpartition_of, wake
-from gpusim.sm.scoreboard import clear, mark_written, operands_read, operands_ready, reads_released
+from gpusim.sm.scoreboard import mark_written, operands_read, operands_ready, reads_released
 from gpusim.sm.simt import settle
 from gpusim.sm.stalls import (
     BARRIER,
     BRANCH_RESOLVING,
-    DISPATCH_STALL,
     DRAIN,
     IMC_MISS,
     LG_THROTTLE,
@@ -56,17 +55,15 @@ from gpusim.sm.stalls import (
     sampled_as,
 )
 from gpusim.sm.state import CL_RANK, CL_SIZE, NBAR, TI_ATOM, TI_MASK, TI_SIZE, TI_SPACE, TI_STORE, W_DONE, W_READY
+from gpusim.timing.ctalaunch import sample_to
 from gpusim.timing.events import (
     note_hold,
     note_issue,
     record_cta_end,
-    record_cta_start,
     record_request,
-    take_samples,
     want_request,
 )
-from gpusim.timing.placement import reserve_warp_slots, retire_warp, warp_slot
-from gpusim.timing.residency import WARPS_LAUNCHED, free_cta_slot, warps_change
+from gpusim.timing.placement import retire_warp
 
 Units = namedtuple("Units", "sched scoreboard pipes fetch lsu smem l1 noc l2 dram residency asyncu dsm events")
 ISSUED, DIVERGENT_DELAYS = range(2)      # core counters
@@ -409,52 +406,3 @@ def advance(P, M, U, counters, now):
                     record_cta_end(U.events, U.residency.done_ctas[k], now + 1)
             return now + 1, A_CTA_DONE
         now += 1
-
-
-@njit
-def sample_to(wstat, ev, s, res, l1, l2, dram, now):
-    """The event recorder's intervals that end by `now` (gpusim/timing/events.py)."""
-    take_samples(ev, now, wstat, s.next_bound, s.ready_at, s.reason, s.at_barrier, res.sm_warps, l1.mshr_free,
-                 l1.mshr_next, l2.counters[0] * 32, dram.counters[0] + dram.counters[1])
-
-
-@njit
-def dispatch(P, M, U, cta, sm, now, age, nthreads, delay):
-    """Place CTA number `cta` on SM `sm` (the GigaThread engine decided it fits): its CTA slot, -1 if none.
-    Its warps start `delay` cycles later than the CTA launch latency (the engine's turn for it)."""
-    res, s = U.residency, U.sched
-    c = free_cta_slot(res, sm)
-    nwarps = (nthreads + 31) // 32
-    if c < 0:
-        return -1
-    r = reserve_warp_slots(s, M.wstat, sm, nwarps)    # the H100's slots for its warps (timing/placement.py)
-    if r < 0:
-        return -1
-    if U.events.on != 0:
-        if now >= U.events.next_at[0]:
-            sample_to(M.wstat, U.events, s, res, U.l1, U.l2, U.dram, now)
-        record_cta_start(U.events, cta, sm, c, now)
-    ncx, ncy = M.geom[3], M.geom[4]
-    init_cta(M, c, cta % ncx, (cta // ncx) % ncy, cta // (ncx * ncy), sm, nthreads, nwarps)
-    clear_cta(U.asyncu, c)
-    res.cta_warps_left[c] = nwarps
-    res.sm_ctas[sm] += 1
-    start = now + res.cta_launch_latency + delay
-    for k in range(nwarps):
-        w = warp_slot(s, k, nwarps, r)
-        init_warp(M, w, c, k, nthreads)
-        s.accounted_until[w] = start
-        s.age[w] = age * 64 + k
-        s.at_barrier[w] = 0
-        wake(s, w, start, DISPATCH_STALL)
-        warp_reset(U.lsu, w)
-        U.fetch.warp_line[w] = -1
-        clear(U.scoreboard, w)
-        clear_warp(U.asyncu, w)
-        res.counters[WARPS_LAUNCHED] += 1
-        warps_change(res, sm, 1, now)
-        # a warp is in flight (sm__warps_active) from its launch on the SM, not while its CTA's slot
-        # waits for the engine's turn and the launch latency (clocks read in the H100's first
-        # instructions agree: validation/probes/cta_refill.py)
-        res.warp_area[sm] -= start - now
-    return c

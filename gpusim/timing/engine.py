@@ -10,7 +10,7 @@ from gpusim.errors import LaunchError
 from gpusim.sm.results import functional_metrics
 from gpusim.sm.sanitize_report import collect, kernel_fault
 from gpusim.sm.state import make_mach, make_prog
-from gpusim.timing.core import sample_to
+from gpusim.timing.ctalaunch import sample_to
 from gpusim.timing.events import EventsSpec, decode
 from gpusim.timing.gigathread import GigaThread
 from gpusim.timing.metrics import timing_metrics

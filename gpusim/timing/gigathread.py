@@ -18,7 +18,8 @@ import numpy as np
 from gpusim.isa import opcodes as oc
 from gpusim.sm.state import CL_RANK, CL_SIZE, W_BARRIER, W_DONE, W_FREE
 from gpusim.spec import MAX_CYCLES, param
-from gpusim.timing.core import A_CTA_DONE, A_FAULT, A_IDLE, ISSUED, advance, dispatch
+from gpusim.timing.core import A_CTA_DONE, A_FAULT, A_IDLE, ISSUED, advance
+from gpusim.timing.ctalaunch import dispatch
 
 
 @dataclass(frozen=True)

@@ -232,3 +232,32 @@ def sim_options(argv: list, **defaults) -> tuple:
         elif a.startswith("--") and name in opts:
             opts[name] = int(value) if isinstance(defaults[name], int) else value.split(",")
     return opts, apply_overrides(get_preset("h100"), over), over
+
+
+def cubin_sass(src: str, name: str) -> str:
+    """The SASS of a probe's CUDA C as nvcc builds it for sm_90 (cuobjdump, with the control words), for the
+    probe's record (device only: nvcc and cuobjdump on PATH)."""
+    import subprocess
+    import tempfile
+    from pathlib import Path
+    with tempfile.TemporaryDirectory() as tmp:
+        cu = Path(tmp) / name
+        cu.write_text(src)
+        p = subprocess.run(["nvcc", "-arch=sm_90", "-cubin", "-o", f"{tmp}/k.cubin", str(cu)],
+                           capture_output=True, text=True)
+        if p.returncode != 0:
+            return f"nvcc failed: {p.stderr[-500:]}"
+        return subprocess.run(["cuobjdump", "-sass", f"{tmp}/k.cubin"], capture_output=True, text=True).stdout
+
+
+def xu_rate_results(order: list, launches: list) -> list:
+    """A chains probe's ncu launches (`under_ncu`) as result rows, one per (op, chains) of `order`, each with its
+    cycles per xu-pipe instruction per sub-partition: one wave, so every sub-partition (132 SMs x 4) runs its
+    share of the xu instructions over the kernel's cycles."""
+    results = []
+    for (op, k), (name, m) in zip(order, launches):
+        xu = m.get("smsp__inst_executed_pipe_xu.sum") or 0
+        cyc = m.get("gpc__cycles_elapsed.max") or 0
+        per = cyc / (xu / (132 * 4)) if xu else None
+        results.append({"kernel": name, "op": op, "chains": k, **m, "cycles_per_xu_inst_per_smsp": per})
+    return results

@@ -23,7 +23,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from validation.probes._device import ncu_out, ncu_record, under_ncu, write  # noqa: E402
+from validation.probes._device import (  # noqa: E402
+    cubin_sass,
+    ncu_out,
+    ncu_record,
+    under_ncu,
+    write,
+    xu_rate_results,
+)
 
 CHAINS = (1, 2, 4, 8)
 # op -> (C type of the chain, one step as inline PTX, the value fed back); each step also does one LOP3 / IADD3
@@ -89,21 +96,6 @@ def inner():
             print(f"kernel conv_{op}_{k} sum {int(out.sum())}", flush=True)
 
 
-def sass_listing() -> str:
-    """The SASS of the probe's kernels as nvcc builds them for sm_90 (cuobjdump), for the record."""
-    import subprocess
-    import tempfile
-    with tempfile.TemporaryDirectory() as tmp:
-        cu = Path(tmp) / "conv_rate.cu"
-        cu.write_text(source())
-        p = subprocess.run(["nvcc", "-arch=sm_90", "-cubin", "-o", f"{tmp}/k.cubin", str(cu)],
-                           capture_output=True, text=True)
-        if p.returncode != 0:
-            return f"nvcc failed: {p.stderr[-500:]}"
-        q = subprocess.run(["cuobjdump", "-sass", f"{tmp}/k.cubin"], capture_output=True, text=True)
-        return q.stdout
-
-
 def in_gpusim(names=None, one_sm=False, data="validation/data/h100/probe_conv_rate_h200.json") -> list:
     """Run the probe's kernels in gpusim (h100 preset, SASS model; nvcc compiles the CUDA C here) beside the
     recorded GPU's cycles and stall mix: `python3 validation/probes/conv_rate.py --gpusim [--one-sm] [KERNEL ...]`."""
@@ -144,15 +136,10 @@ def main():
         return
     t0 = time.time()
     launches, stdout, stderr = under_ncu(__file__, "regex:conv_", METRICS)
-    order = [(op, k) for op in OPS for k in CHAINS]
-    results = []
-    for (op, k), (name, m) in zip(order, launches):
-        xu = m.get("smsp__inst_executed_pipe_xu.sum") or 0
-        cyc = m.get("gpc__cycles_elapsed.max") or 0
-        per = cyc / (xu / (132 * 4)) if xu else None
-        results.append({"kernel": name, "op": op, "chains": k, **m, "cycles_per_xu_inst_per_smsp": per})
+    results = xu_rate_results([(op, k) for op in OPS for k in CHAINS], launches)
     write(out, ncu_record("validation/probes/conv_rate.py", t0, results, stdout, stderr, "kernel",
-                          kernels=source(), sass=sass_listing(), grid=GRID, block=BLOCK, steps=STEPS))
+                          kernels=source(), sass=cubin_sass(source(), "conv_rate.cu"), grid=GRID, block=BLOCK,
+                          steps=STEPS))
     for r in results:
         print(r["op"], r["chains"], r.get("gpc__cycles_elapsed.max"), "xu", r.get("smsp__inst_executed_pipe_xu.sum"),
               "alu", r.get("smsp__inst_executed_pipe_alu.sum"), "fma", r.get("smsp__inst_executed_pipe_fma.sum"),

@@ -77,19 +77,6 @@ def source() -> str:
 ARGS = (0x9E3779B9, 0x7F4A7C15, 7)
 
 
-def sass_listing() -> str:
-    import subprocess
-    import tempfile
-    with tempfile.TemporaryDirectory() as tmp:
-        cu = Path(tmp) / "int_latency.cu"
-        cu.write_text(source())
-        p = subprocess.run(["nvcc", "-arch=sm_90", "-cubin", "-o", f"{tmp}/k.cubin", str(cu)],
-                           capture_output=True, text=True)
-        if p.returncode != 0:
-            return f"nvcc failed: {p.stderr[-500:]}"
-        return subprocess.run(["cuobjdump", "-sass", f"{tmp}/k.cubin"], capture_output=True, text=True).stdout
-
-
 def on_device() -> list:
     import cupy as cp
     mod = cp.RawModule(code=source(), options=("-arch=sm_90",))
@@ -132,12 +119,13 @@ def in_gpusim() -> list:
 def main():
     if "--gpusim" in sys.argv:
         return in_gpusim()
-    from validation.probes._device import ncu_provenance, out_path, write
+    from validation.probes._device import cubin_sass, ncu_provenance, out_path, write
     out = out_path()
     t0 = time.time()
     rows = on_device()
     write(out, {"probe": "validation/probes/int_latency.py", "description": __doc__.split("\n\n")[0],
-                "steps": STEPS, "args": list(ARGS), "kernels": source(), "sass": sass_listing(), "runs": rows,
+                "steps": STEPS, "args": list(ARGS), "kernels": source(), "sass": cubin_sass(source(), "int_latency.cu"),
+                "runs": rows,
                 "provenance": {**ncu_provenance(), "wall_s": round(time.time() - t0, 1)}})
 
 

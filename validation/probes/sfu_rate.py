@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from validation.probes._device import ncu_out, ncu_record, under_ncu, write  # noqa: E402
+from validation.probes._device import ncu_out, ncu_record, under_ncu, write, xu_rate_results  # noqa: E402
 
 CHAINS = (1, 2, 4, 8)
 OPS = {"ex2ftz": "ex2.approx.ftz.f32 %0, %1;", "ex2": "ex2.approx.f32 %0, %1;",
@@ -104,14 +104,7 @@ def main():
         return
     t0 = time.time()
     launches, stdout, stderr = under_ncu(__file__, "regex:sfu_", METRICS)
-    order = [(op, k) for op in OPS for k in CHAINS]
-    results = []
-    for (op, k), (name, m) in zip(order, launches):
-        xu = m.get("smsp__inst_executed_pipe_xu.sum") or 0
-        cyc = m.get("gpc__cycles_elapsed.max") or 0
-        # one wave: every sub-partition runs its share of the xu instructions over the kernel's cycles
-        per = cyc / (xu / (132 * 4)) if xu else None
-        results.append({"kernel": name, "op": op, "chains": k, **m, "cycles_per_xu_inst_per_smsp": per})
+    results = xu_rate_results([(op, k) for op in OPS for k in CHAINS], launches)
     write(out, ncu_record("validation/probes/sfu_rate.py", t0, results, stdout, stderr, "kernel",
                           kernels=source(), grid=GRID, block=BLOCK, steps=STEPS))
     for r in results:
