@@ -93,6 +93,15 @@ class PipelineSpec:
                                         "after its last one, diverged or not (branch_resolving; fitted: probe "
                                         "bsync_cost, 52.5 / 92.4 cycles a trip against the H200's 53.3 / 92.3)",
                            (0, MAX_CYCLES))
+    join_wait_head: int = param(5, "cycles", "the SASS model: a join's `lat_bsync` hold is sampled as wait for "
+                                             "its first cycles (at least those the warp's last instruction held it "
+                                             "anyway), then as branch_resolving, then as wait for the last "
+                                             "`join_wait_tail`. Measured, not fitted: probe join_stalls, per-SASS "
+                                             "sampling on the H200, taken form: 5.3 cycles of wait on the BSYNC, "
+                                             "then 7.6 of branch_resolving and 4.4 of wait on the instruction after "
+                                             "it (skipped form: 6.8 and 3.7)", (0, MAX_CYCLES))
+    join_wait_tail: int = param(4, "cycles", "the SASS model: the last cycles of a join's hold, sampled as wait "
+                                             "(see join_wait_head)", (0, MAX_CYCLES))
     divergence_cycles: int = param(17, "cycles", "extra delay after a divergent branch: pushing the reconvergence "
                                                  "point (BSSY) and later re-joining the paths (BSYNC) (fitted: probe "
                                                  "bsync_cost's divergent form, 109.0 cycles a trip against the H200's "
@@ -138,7 +147,7 @@ class PipelineSpec:
 
 Pipes = namedtuple("Pipes", "latency interval divergence_delay free_at tensor_lat tensor_ii tensor_family "
                              "tensor_hold tensor_block counters slots debt alu fma xu busy_lo busy_hi busy_n busy_head "
-                             "join lat_join xu_chain")
+                             "join lat_join xu_chain join_wait")
 BUSY_RING = 32      # busy stretches remembered per pipeline (a longer wait takes their busy share)
 SLOT = 16           # `slots` is fixed point: SLOT = one SASS issue slot
 SLOTS_ISSUED = 2 * 3    # counters[SLOTS_ISSUED]: SASS issue slots taken (x SLOT), after the tensor families
@@ -193,7 +202,7 @@ def make_state(spec: PipelineSpec, n_subpartitions: int, lsu_latency: int, atomi
                  np.zeros((n_subpartitions, len(oc.CLASSES), BUSY_RING), np.int64),
                  np.zeros((n_subpartitions, len(oc.CLASSES)), np.int64), join,
                  np.int64(spec.lat_bsync if join.any() else 0),     # no joins: the core skips the check
-                 chain)
+                 chain, np.array([spec.join_wait_head, spec.join_wait_tail], np.int64))
 
 
 def counters(p: Pipes) -> dict:

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpusim.jit import njit
-from gpusim.sm.stalls import DISPATCH_STALL, NOT_SELECTED, SELECTED, STALLS
+from gpusim.sm.stalls import BRANCH_RESOLVING, DISPATCH_STALL, NOT_SELECTED, SELECTED, STALLS, WAIT
 from gpusim.spec import param
 
 LRR, GTO, OLDEST, TWO_LEVEL, GTY, CTA_RR = 0, 1, 2, 3, 4, 5
@@ -83,13 +83,15 @@ class SchedulerSpec:
 
 Scheduler = namedtuple("Scheduler", "policy group_size subpartitions warps_per_sm next_event last_issued "
                                     "ready_at reason accounted_until age at_barrier next_bound stall pc_stall "
-                                    "wait_cycles yields starve eligible_since first_sp cta_turn free_slots")
+                                    "wait_cycles yields starve eligible_since first_sp cta_turn free_slots join_split")
 # wait_cycles: per pc, ptxas's stall cycles (x SLOT, sm/pipelines.py) a warp waits after issuing it (zeros: none);
 # yields: per pc, 1 where its SASS yields; eligible_since: per warp, the cycle from which it has been
 # eligible without issuing (-1: not eligible since it last issued); first_sp: per SM, the sub-partition whose
 # scheduler goes first in a cycle (the one after the last to put an instruction into the SM's MIO or LSU queue);
 # cta_turn: per SM, the CTAs it has taken (a CTA's warps start that many sub-partitions on, mod 4: timing/placement.py);
-# free_slots: scratch for the warp slots a CTA being placed takes
+# free_slots: scratch for the warp slots a CTA being placed takes; join_split: per warp, a join's hold not yet
+# charged (`hold_join`): the end of the hold before it and that hold's reason, the ends of its stretches of wait,
+# branch_resolving and wait (the last 0: none)
 
 
 def make_state(spec: SchedulerSpec, n_sm: int, warps_per_sm: int, n_pcs: int, control=None) -> Scheduler:
@@ -106,7 +108,7 @@ def make_state(spec: SchedulerSpec, n_sm: int, warps_per_sm: int, n_pcs: int, co
                      z(n_pcs) if control is None or not spec.stall_counts else np.ascontiguousarray(control[:, 0]),
                      z(n_pcs) if control is None else np.ascontiguousarray(control[:, 1]),
                      np.int64(spec.starve_cycles if control is None else spec.starve_cycles_sass),
-                     np.full(n_warps, -1, np.int64), z(n_sm), z(n_sm), z(warps_per_sm))
+                     np.full(n_warps, -1, np.int64), z(n_sm), z(n_sm), z(warps_per_sm), z(n_warps, 5))
 
 
 # ------------------------------------------------------------------ policies: smaller key issues first
@@ -186,9 +188,33 @@ def wake(s, w, at, reason):
     s.ready_at[w] = at
     s.reason[w] = reason
     s.next_bound[w] = 0
+    s.join_split[w, 4] = 0      # a join's hold it waited out under another reason (a barrier) is that reason's
     sp = subpartition_of(s, w)
     if at < s.next_event[sp]:
         s.next_event[sp] = at
+
+
+@njit(inline="always")
+def hold_join(s, w, now, until, head, tail):
+    """Warp w, which issued at `now` and whose next line opens a join (sm/pipelines.py `join_hold`), may issue it
+    at `until`. Nsight Compute samples such a hold in stretches (probe join_stalls): what held the warp anyway
+    (its last instruction's stall cycles) as it was, then wait until `head` cycles after the issue, then
+    branch_resolving, and the last `tail` cycles wait again. The hold shows as branch_resolving (`reason`);
+    `account` charges the stretches."""
+    s.join_split[w, 0] = s.ready_at[w]
+    s.join_split[w, 1] = s.reason[w]
+    s.join_split[w, 2] = min(max(now + head, s.ready_at[w]), until)
+    s.join_split[w, 3] = max(until - tail, s.join_split[w, 2])
+    s.join_split[w, 4] = until
+    s.ready_at[w] = until
+    s.reason[w] = BRANCH_RESOLVING
+
+
+@njit(inline="always")
+def _charge(s, pc, reason, a, b):
+    if b > a:
+        s.stall[reason] += b - a
+        s.pc_stall[pc, reason] += b - a
 
 
 # ------------------------------------------------------------------ stall accounting
@@ -196,8 +222,19 @@ def wake(s, w, at, reason):
 def account(s, w, pc, now, eligible_at, reason, issued, split_at, split_reason, keep):
     """Charge the cycles since warp w last issued: to `split_reason` until `split_at`, then to
     `reason` until it was eligible (only `keep` of those cycles; the rest it lost to another warp:
-    not_selected), then to not_selected; the issue cycle itself to selected."""
+    not_selected), then to not_selected; the issue cycle itself to selected. A join's hold (`hold_join`)
+    is charged first, in its stretches."""
     t0 = s.accounted_until[w]
+    if s.join_split[w, 4] > t0:
+        j = s.join_split[w]
+        a, b = min(max(j[0], t0), now), min(max(j[2], t0), now)
+        c, d = min(max(j[3], t0), now), min(max(j[4], t0), now)
+        _charge(s, pc, j[1], t0, a)
+        _charge(s, pc, WAIT, a, b)
+        _charge(s, pc, BRANCH_RESOLVING, b, c)
+        _charge(s, pc, WAIT, c, d)
+        t0 = d
+    s.join_split[w, 4] = 0
     a = min(max(eligible_at, t0), now)
     b = min(max(split_at, t0), a)
     if b > t0:

@@ -36,7 +36,7 @@ from gpusim.sm.pipelines import (
     warp_block,
     xu_only,
 )
-from gpusim.sm.scheduler import GTO, GTY, NEVER, account, priority, slot_warp, subpartition_of, wake
+from gpusim.sm.scheduler import GTO, GTY, NEVER, account, hold_join, priority, slot_warp, subpartition_of, wake
 from gpusim.sm.scoreboard import mark_written, operands_read, operands_ready, reads_released
 from gpusim.sm.simt import settle
 from gpusim.sm.stalls import (
@@ -277,7 +277,7 @@ def issue(P, M, U, counters, w, pc, now):
     if U.pipes.lat_join > 0 and M.sp[w] > 0 and r != S_DONE:     # the SASS model: its next line opens a join
         hold = now + join_hold(U.pipes, M.spc[w, M.sp[w] - 1])
         if hold > s.ready_at[w]:
-            s.ready_at[w], s.reason[w] = hold, BRANCH_RESOLVING
+            hold_join(s, w, now, hold, U.pipes.join_wait[0], U.pipes.join_wait[1])
     # a barrier, and lanes leaving (exit, ret, or a branch straight to the exit), can release warps
     # of the CTA that wait at a barrier
     if cls == oc.C_BARRIER or op == OP_EXIT or op == OP_RET or (op == OP_BRA and P.ins[pc, oc.F_MOD] == 1):
@@ -289,8 +289,7 @@ def issue(P, M, U, counters, w, pc, now):
             latency = barrier_completed(U.dsm, lead, M.clslot[c, CL_SIZE], now) - now
         elif (cls == oc.C_BARRIER and P.ins[pc, oc.F_MOD] == oc.BAR_CLUSTER_WAIT and r != S_BARRIER
               and U.dsm.release[lead] > s.ready_at[w]):
-            s.ready_at[w] = U.dsm.release[lead]     # the phase completed; its release is still on its way
-            s.reason[w] = BARRIER
+            wake(s, w, U.dsm.release[lead], BARRIER)    # the phase completed; its release is still on its way
         for k in range(M.clslot[c, CL_SIZE]):      # a cluster barrier releases warps of every CTA of the cluster
             wake_released(M, s, U.residency, latency, M.clslot[c, k], now)
     if r == S_DONE or M.wstat[w] == W_DONE:
