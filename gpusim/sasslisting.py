@@ -27,7 +27,10 @@ _HI_WORD = re.compile(r"^/\*\s*0x([0-9a-f]{16})\s*\*/$")
 _BRANCH_TARGET = re.compile(r"`\((\.L_x_\d+)\)")
 _ENDS_BLOCK = ("BRA", "EXIT", "RET", "BRX", "JMP", "JMX", "CALL", "BREAK", "WARPSYNC")
 # global and local memory instructions: the LSU reads their registers when it begins them
-LSU_MEMORY = {"LDG", "STG", "LD", "ST", "LDL", "STL", "ATOM", "ATOMG", "RED", "REDG"}
+# the SASS whose registers the LSU reads when it begins the instruction (a read barrier guards them); LDGSTS
+# (cp.async) too: a pipelined Triton loop's back edge waits on the barrier its last LDGSTS set (tri_softmax's
+# BRA: 4.1% of the H100's stall samples, all long_scoreboard)
+LSU_MEMORY = {"LDG", "STG", "LD", "ST", "LDL", "STL", "ATOM", "ATOMG", "RED", "REDG", "LDGSTS"}
 
 
 # Hopper's sub-partition pipes (as ncu names them): the ALU pipe (16 lanes: a warp instruction every 2

@@ -212,20 +212,45 @@ def sink_load_consumers(body: list, stores: bool = True) -> list:
     return _each_run(sink_stores_past_branches(body) if stores else body, lambda run: _schedule_run(run, stores))
 
 
-def _each_run(body: list, schedule) -> list:
+def _each_run(body: list, schedule, through: frozenset = frozenset()) -> list:
     """The body with each straight-line run (between labels, control flow, barriers and clock reads)
-    replaced by schedule(run)."""
+    replaced by schedule(run). A label named in `through` does not end a run: it follows the run."""
     out: list = []
     run: list = []
+    held: list = []
     for item in body:
         if isinstance(item, ast.Instr) and not _is_boundary(item, _regs(item)):
             run.append(item)
             continue
+        if isinstance(item, ast.Label) and item.name in through:
+            held.append(item)
+            continue
         out.extend(schedule(run))
-        run = []
+        out.extend(held)
+        run, held = [], []
         out.append(item)
     out.extend(schedule(run))
+    out.extend(held)
     return out
+
+
+def _unreferenced_labels(body: list) -> frozenset:
+    """Labels no instruction names (no branch or address goes there): the `$L__tmpN` marks Triton's line
+    information puts around every inlined call (tl.max, tl.sum), which ptxas schedules across."""
+    named: set = set()
+
+    def walk(x):
+        if isinstance(x, ast.Sym):
+            named.add(x.name)
+        elif isinstance(x, ast.Addr) and x.base:
+            named.add(x.base)
+        elif isinstance(x, (list, tuple)):
+            for y in x:
+                walk(y)
+    for it in body:
+        if isinstance(it, ast.Instr):
+            walk(it.operands)
+    return frozenset(it.name for it in body if isinstance(it, ast.Label) and it.name not in named)
 
 
 # ---------------------------------------------------------------- the SASS model: ptxas's own order
@@ -380,7 +405,9 @@ def _order_run(run: list, rank: dict, stores: bool) -> list:
 
 def sass_order(body: list, rank: dict, stores: bool = True) -> list:
     """The function body with each straight-line run in ptxas's order (`rank`: PTX line -> position of
-    its SASS, gpusim/sassmap.py), as far as the run's dependences allow; labels and boundaries stay put.
+    its SASS, gpusim/sassmap.py), as far as the run's dependences allow; labels and boundaries stay put, but for
+    labels nothing names (`_unreferenced_labels`), which follow their run.
     stores: stores of loaded values first move past small if-then blocks, as in `sink_load_consumers`
     (ptxas predicates such blocks; the run then holds what its SASS block holds)."""
-    return _each_run(sink_stores_past_branches(body) if stores else body, lambda run: _order_run(run, rank, stores))
+    body = sink_stores_past_branches(body) if stores else body
+    return _each_run(body, lambda run: _order_run(run, rank, stores), _unreferenced_labels(body))

@@ -184,3 +184,53 @@ fma.rn.f32 %f5, %f3, %f3, %f5;
                          "fma.rn.f32 %f5, %f3": 4})
     heads = [t.split(",")[0] for t in order if t.startswith(("ld.shared", "fma"))]
     assert heads[:3] == ["ld.shared.f32 %f1", "ld.shared.f32 %f2", "ld.shared.f32 %f3"]
+
+
+# two independent shuffle reductions with Triton's line-information marks between the steps: labels nothing
+# branches to, which must not cut the block (flash attention's row max/sum; ptxas interleaves the two rows)
+TWO_ROWS = """
+ld.param.u64 %rd1, [a];
+ld.param.u64 %rd2, [out];
+mov.u32 %r9, %tid.x;
+mul.wide.u32 %rd3, %r9, 4;
+add.s64 %rd4, %rd1, %rd3;
+add.s64 %rd5, %rd2, %rd3;
+ld.global.u32 %r1, [%rd4];
+ld.global.u32 %r2, [%rd4+128];
+$L__tmp1:
+shfl.sync.bfly.b32 %r3, %r1, 1, 31, -1;
+$L__tmp2:
+add.u32 %r4, %r1, %r3;
+$L__tmp3:
+shfl.sync.bfly.b32 %r5, %r2, 1, 31, -1;
+$L__tmp4:
+add.u32 %r6, %r2, %r5;
+st.global.u32 [%rd5], %r4;
+st.global.u32 [%rd5+128], %r6;
+"""
+
+
+def test_a_label_nothing_branches_to_does_not_cut_the_block_but_a_branch_target_does():
+    mod = _module(TWO_ROWS)
+    rank = {"shfl.sync.bfly.b32 %r3": 1, "add.u32 %r4": 4, "shfl.sync.bfly.b32 %r5": 2, "add.u32 %r6": 5,
+            "st.global.u32 [%rd5]": 6, "st.global.u32 [%rd5+128]": 7}
+    order = _order(mod, rank)
+    heads = [t.split(",")[0] for t in order]
+    # ptxas's order: both shuffles, then both adds (the labels stay in the decoded program)
+    assert heads.index("shfl.sync.bfly.b32 %r5") < heads.index("add.u32 %r4")
+    target = _module(TWO_ROWS.replace("st.global.u32 [%rd5], %r4;", "st.global.u32 [%rd5], %r4;\n"
+                                      "setp.eq.u32 %p1, %r9, 99;\n@%p1 bra $L__tmp3;"))
+    heads = [t.split(",")[0] for t in _order(target, rank)]
+    assert heads.index("add.u32 %r4") < heads.index("shfl.sync.bfly.b32 %r5")
+
+
+def test_interleaved_shuffle_reductions_compute_the_ptx_result():
+    mod = _module(TWO_ROWS)
+    a = np.arange(64, dtype=np.uint32) * 5 + 3
+    want, got = np.zeros(64, np.uint32), np.zeros(64, np.uint32)
+    gpusim.launch(mod["k"], 1, 32, a, want, mode="functional")
+    rank = {_line_of(mod, p): r for p, r in {"shfl.sync.bfly.b32 %r3": 1, "add.u32 %r4": 4,
+                                              "shfl.sync.bfly.b32 %r5": 2, "add.u32 %r6": 5}.items()}
+    mod["k"]._decoded = decode_kernel(mod.ast, "k", order=rank)
+    gpusim.launch(mod["k"], 1, 32, a, got, mode="functional")
+    assert (got == want).all() and (want[:32] != 0).all()
