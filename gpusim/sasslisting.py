@@ -49,7 +49,20 @@ FMA_OPS = {"FFMA": 1, "FADD": 1, "FMUL": 1, "FSWZADD": 1, "HFMA2": 1, "HADD2": 1
 # I2FP.F32.S32 is an ALU instruction; the F64 forms are left out, not measured), population count and find
 # leading one
 XU_OPS = frozenset({"MUFU", "F2I", "I2F", "POPC", "FLO"})
-_WIDE_IMAD = re.compile(r"^(?:@!?U?P\w+\s+)?IMAD\.(?:WIDE|HI)\b")
+_WIDE_IMAD = re.compile(r"^(?:@!?U?P\w+\s+)?IMAD\.(WIDE|HI)\b")
+
+
+# cycles an IMAD.HI keeps its sub-partition from dispatching anything after it issues (probe dispatch_pairs, H200:
+# at one warp a sub-partition, 7.5 cycles of dispatch_stall a step of 4 IMAD.HI.U32; int_imad_hi_throughput's
+# per-SASS table, 1.4-2.3 on the instruction after each). IMAD.WIDE: the probe (a uniform-register operand) 2.0,
+# int_imad_wide_throughput's table (register operands) 0.0-3.6, so not one figure; left at none
+DISPATCH_HOLD = {"HI": 2}
+
+
+def dispatch_hold(ins: str) -> int:
+    """Cycles a SASS instruction holds its sub-partition's dispatch after it issues (`DISPATCH_HOLD`)."""
+    m = _WIDE_IMAD.match(ins)
+    return DISPATCH_HOLD.get(m.group(1), 0) if m else 0
 
 
 def on_xu(ins: str, op: str) -> bool:

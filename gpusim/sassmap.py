@@ -60,6 +60,7 @@ from gpusim.sasslisting import (
     XU_OPS,
     block_lines,
     control_fields,
+    dispatch_hold,
     fma_cycles,
     on_xu,
     opcode,
@@ -170,7 +171,7 @@ def weights(text: str, arch: str, flags: tuple = ()) -> SassMap:
         raise LaunchError("model='sass' needs ptxas and nvdisasm: install gpusim[sass] (or gpusim[triton], which "
                           "bundles both), or set GPUSIM_PTXAS/GPUSIM_NVDISASM; model='ptx' needs nothing")
     tools = f"{ptxas.tool_version(exe)} | {ptxas.tool_version(dis)}"
-    key = hashlib.sha256(f"map38\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
+    key = hashlib.sha256(f"map39\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
     path = cache_root() / "ptxas" / f"{key}.map.json"
     if path.exists():
         return SassMap.from_json(json.loads(path.read_text()))
@@ -256,7 +257,7 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
     primary_copies: Counter = Counter()            # line -> blocks holding its load/store/atomic/FP32 itself
     work_copies: Counter = Counter()               # line -> blocks holding more of it than constant reads
     spills: dict = defaultdict(lambda: [0.0, 0.0])
-    pipe_use: dict = defaultdict(lambda: [0.0, 0.0, 0.0])
+    pipe_use: dict = defaultdict(lambda: [0.0, 0.0, 0.0, 0.0])
     opcodes: dict = defaultdict(Counter)
     stalls: dict = defaultdict(float)
     xu_waits: dict = defaultdict(float)
@@ -302,6 +303,7 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
                 pipe_use[ln][0] += 1.0 / unroll
             elif op in FMA_OPS:
                 pipe_use[ln][1] += fma_cycles(ins, op) / unroll
+                pipe_use[ln][3] += dispatch_hold(ins) / unroll
             elif on_xu(ins, op):
                 pipe_use[ln][2] += 1.0 / unroll
             if op in ("LDL", "STL") and ln not in local_lines:
@@ -312,7 +314,7 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
         # them; any line's block holding only a constant read (ULDC of an operand) is a part of the next one
         n = primary_copies[ln] or work_copies[ln] or len(copies)
         m.weight[ln] = sum(copies) / n
-        m.pipes[ln] = (pipe_use[ln][0] / n, pipe_use[ln][1] / n, pipe_use[ln][2] / n)
+        m.pipes[ln] = tuple(x / n for x in pipe_use[ln])
         if ln in spills:
             m.spill_lines[ln] = (spills[ln][0] / n, spills[ln][1] / n)
         if ln in last_ctrl:
@@ -388,7 +390,8 @@ def pc_weights(m: SassMap, lines) -> np.ndarray:
     constant-bank blocks its ULDCs read first (a bit mask), its MUFU instructions (the SFU pipe's), and at its
     first pc 1 where its SASS holds a BSYNC (ptxas's convergence barrier: the line opens the join of a branch a
     warp may diverge on), and at its last pc the cycles its SASS waits on its own xu results beyond the stall
-    cycles (`xu_chain`); an array of shape (n, 15).
+    cycles (`xu_chain`), and at its last pc the cycles its SASS holds the sub-partition's dispatch after it
+    (`sasslisting.dispatch_hold`); an array of shape (n, 16).
     A line gpusim decodes into several pcs shares its weights and stall cycles among them (its spills and
     vector width go to its first pc, its yield to its last); a line the map does not name (no SASS came
     from it) weighs 0."""
@@ -414,5 +417,11 @@ def pc_weights(m: SassMap, lines) -> np.ndarray:
                       m.uldc.get(int(ln), 0) if first[int(ln)] == pc else 0,
                       m.pipes.get(int(ln), (0.0, 0.0, 0.0))[2] / per_line[int(ln)],
                       1.0 if first[int(ln)] == pc and int(ln) in joins else 0.0,
-                      m.xu_chain.get(int(ln), 0.0) if last[int(ln)] == pc else 0.0)
-                     for pc, ln in enumerate(lines)], np.float64).reshape(-1, 15)
+                      m.xu_chain.get(int(ln), 0.0) if last[int(ln)] == pc else 0.0,
+                      _hold(m.pipes.get(int(ln), ())) if last[int(ln)] == pc else 0.0)
+                     for pc, ln in enumerate(lines)], np.float64).reshape(-1, 16)
+
+
+def _hold(pipes: tuple) -> float:
+    """The dispatch-hold cycles of a line's `pipes` entry (maps before map39 have none)."""
+    return pipes[3] if len(pipes) > 3 else 0.0

@@ -34,7 +34,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpusim.jit import njit
-from gpusim.sm.stalls import BRANCH_RESOLVING, DISPATCH_STALL, NOT_SELECTED, SELECTED, STALLS, WAIT
+from gpusim.sm.stalls import (
+    BRANCH_RESOLVING,
+    DISPATCH_STALL,
+    MATH_PIPE_THROTTLE,
+    NOT_SELECTED,
+    SELECTED,
+    STALLS,
+    WAIT,
+)
 from gpusim.spec import param
 
 LRR, GTO, OLDEST, TWO_LEVEL, GTY, CTA_RR = 0, 1, 2, 3, 4, 5
@@ -83,7 +91,8 @@ class SchedulerSpec:
 
 Scheduler = namedtuple("Scheduler", "policy group_size subpartitions warps_per_sm next_event last_issued "
                                     "ready_at reason accounted_until age at_barrier next_bound stall pc_stall "
-                                    "wait_cycles yields starve eligible_since first_sp cta_turn free_slots join_split")
+                                    "wait_cycles yields starve eligible_since first_sp cta_turn free_slots join_split "
+                                    "held held_head")
 # wait_cycles: per pc, ptxas's stall cycles (x SLOT, sm/pipelines.py) a warp waits after issuing it (zeros: none);
 # yields: per pc, 1 where its SASS yields; eligible_since: per warp, the cycle from which it has been
 # eligible without issuing (-1: not eligible since it last issued); first_sp: per SM, the sub-partition whose
@@ -91,7 +100,9 @@ Scheduler = namedtuple("Scheduler", "policy group_size subpartitions warps_per_s
 # cta_turn: per SM, the CTAs it has taken (a CTA's warps start that many sub-partitions on, mod 4: timing/placement.py);
 # free_slots: scratch for the warp slots a CTA being placed takes; join_split: per warp, a join's hold not yet
 # charged (`hold_join`): the end of the hold before it and that hold's reason, the ends of its stretches of wait,
-# branch_resolving and wait (the last 0: none)
+# branch_resolving and wait (the last 0: none); held: per sub-partition, the last HELD_RING stretches its dispatch
+# was held (`hold_dispatch`: [start, end) each), held_head the slot of the newest
+HELD_RING = 16
 
 
 def make_state(spec: SchedulerSpec, n_sm: int, warps_per_sm: int, n_pcs: int, control=None) -> Scheduler:
@@ -108,7 +119,8 @@ def make_state(spec: SchedulerSpec, n_sm: int, warps_per_sm: int, n_pcs: int, co
                      z(n_pcs) if control is None or not spec.stall_counts else np.ascontiguousarray(control[:, 0]),
                      z(n_pcs) if control is None else np.ascontiguousarray(control[:, 1]),
                      np.int64(spec.starve_cycles if control is None else spec.starve_cycles_sass),
-                     np.full(n_warps, -1, np.int64), z(n_sm), z(n_sm), z(warps_per_sm), z(n_warps, 5))
+                     np.full(n_warps, -1, np.int64), z(n_sm), z(n_sm), z(warps_per_sm), z(n_warps, 5),
+                     z(nsp, HELD_RING, 2), z(nsp))
 
 
 # ------------------------------------------------------------------ policies: smaller key issues first
@@ -211,10 +223,50 @@ def hold_join(s, w, now, until, head, tail):
 
 
 @njit(inline="always")
-def _charge(s, pc, reason, a, b):
+def hold_dispatch(s, sp, start, end):
+    """Sub-partition sp dispatches nothing in [start, end) (a wide IMAD's hold, sm/pipelines.py `disp_hold`): a
+    warp that waits for an issue slot there is sampled as dispatch_stall (probe dispatch_pairs)."""
+    h = s.held_head[sp]
+    start = max(start, s.held[sp, h, 1])
+    if end <= start:
+        return
+    h = (h + 1) % HELD_RING
+    s.held[sp, h, 0] = start
+    s.held[sp, h, 1] = end
+    s.held_head[sp] = h
+    if s.next_event[sp] < end:
+        s.next_event[sp] = end
+
+
+@njit(inline="always")
+def _held(s, sp, a, b):
+    """Cycles of [a, b) in which sub-partition sp's dispatch was held."""
+    n = 0
+    h = s.held_head[sp]
+    if s.held[sp, h, 1] <= a:
+        return 0
+    for k in range(HELD_RING):
+        x, y = s.held[sp, (h - k) % HELD_RING, 0], s.held[sp, (h - k) % HELD_RING, 1]
+        if y <= a:
+            break
+        lo, hi = max(x, a), min(y, b)
+        if hi > lo:
+            n += hi - lo
+    return n
+
+
+@njit(inline="always")
+def _charge(s, pc, reason, a, b, sp=-1):
+    """[a, b) to `reason`; with sp, what of it a warp ready to issue (wait, not_selected, math_pipe_throttle) lost
+    to sub-partition sp's held dispatch to dispatch_stall."""
     if b > a:
-        s.stall[reason] += b - a
-        s.pc_stall[pc, reason] += b - a
+        h = 0
+        if sp >= 0 and (reason == WAIT or reason == NOT_SELECTED or reason == MATH_PIPE_THROTTLE):
+            h = _held(s, sp, a, b)
+        s.stall[reason] += b - a - h
+        s.pc_stall[pc, reason] += b - a - h
+        s.stall[DISPATCH_STALL] += h
+        s.pc_stall[pc, DISPATCH_STALL] += h
 
 
 # ------------------------------------------------------------------ stall accounting
@@ -223,31 +275,26 @@ def account(s, w, pc, now, eligible_at, reason, issued, split_at, split_reason, 
     """Charge the cycles since warp w last issued: to `split_reason` until `split_at`, then to
     `reason` until it was eligible (only `keep` of those cycles; the rest it lost to another warp:
     not_selected), then to not_selected; the issue cycle itself to selected. A join's hold (`hold_join`)
-    is charged first, in its stretches."""
+    is charged first, in its stretches. Cycles a ready warp lost to its sub-partition's held dispatch
+    (`hold_dispatch`) are dispatch_stall."""
     t0 = s.accounted_until[w]
+    sp = subpartition_of(s, w)
     if s.join_split[w, 4] > t0:
         j = s.join_split[w]
         a, b = min(max(j[0], t0), now), min(max(j[2], t0), now)
         c, d = min(max(j[3], t0), now), min(max(j[4], t0), now)
-        _charge(s, pc, j[1], t0, a)
-        _charge(s, pc, WAIT, a, b)
+        _charge(s, pc, j[1], t0, a, sp)
+        _charge(s, pc, WAIT, a, b, sp)
         _charge(s, pc, BRANCH_RESOLVING, b, c)
-        _charge(s, pc, WAIT, c, d)
+        _charge(s, pc, WAIT, c, d, sp)
         t0 = d
     s.join_split[w, 4] = 0
     a = min(max(eligible_at, t0), now)
     b = min(max(split_at, t0), a)
-    if b > t0:
-        s.stall[split_reason] += b - t0
-        s.pc_stall[pc, split_reason] += b - t0
-    k = min(a - b, keep)
-    if k > 0:
-        s.stall[reason] += k
-        s.pc_stall[pc, reason] += k
-    lost = now - b - k
-    if lost > 0:
-        s.stall[NOT_SELECTED] += lost
-        s.pc_stall[pc, NOT_SELECTED] += lost
+    _charge(s, pc, split_reason, t0, b, sp)
+    k = max(min(a - b, keep), 0)
+    _charge(s, pc, reason, b, b + k, sp)
+    _charge(s, pc, NOT_SELECTED, b + k, now, sp)
     if issued:
         s.stall[SELECTED] += 1
         s.pc_stall[pc, SELECTED] += 1

@@ -36,7 +36,18 @@ from gpusim.sm.pipelines import (
     warp_block,
     xu_only,
 )
-from gpusim.sm.scheduler import GTO, GTY, NEVER, account, hold_join, priority, slot_warp, subpartition_of, wake
+from gpusim.sm.scheduler import (
+    GTO,
+    GTY,
+    NEVER,
+    account,
+    hold_dispatch,
+    hold_join,
+    priority,
+    slot_warp,
+    subpartition_of,
+    wake,
+)
 from gpusim.sm.scoreboard import mark_written, operands_read, operands_ready, reads_released
 from gpusim.sm.simt import settle
 from gpusim.sm.stalls import (
@@ -257,6 +268,9 @@ def issue(P, M, U, counters, w, pc, now):
             s.pc_stall[pc, SELECTED] += k - 1
     elif extra < 0 and s.next_event[sp] == now + 1:
         s.next_event[sp] = now
+    if U.pipes.disp_hold[pc] > 0:       # an IMAD.HI: the sub-partition dispatches nothing for a while after it
+        start = now + 1 + max(extra, 0)
+        hold_dispatch(s, sp, start, start + (U.pipes.disp_hold[pc] + SLOT - 1) // SLOT)
     if s.wait_cycles[pc] > 0:       # the SASS model: ptxas's stall cycles on the line's SASS
         t = now + (s.wait_cycles[pc] + SLOT - 1) // SLOT
         if s.ready_at[w] < t:

@@ -1,0 +1,54 @@
+"""An IMAD.HI holds its sub-partition's dispatch for two cycles after it issues, and the H100 samples a warp that
+waits for it as dispatch_stall.
+
+The dispatch_pairs probe (validation/probes/dispatch_pairs.py, H200 data probe_dispatch_pairs_h200.json): each
+thread runs 4 independent `mul.hi.u32` chains (IMAD.HI.U32) between shift-and-xor work. With eight warps a
+sub-partition a step takes the H200 276.8 cycles and each warp spends 57.9 of them on dispatch_stall; gpusim,
+whose heavy FMA pipe takes an IMAD.HI every 4 cycles and which sampled no dispatch_stall outside an mma, gave 215.4
+and 0. With one warp the H200 samples 7.5 cycles of dispatch_stall a step. The `mul.lo` form (IMAD) has none.
+Here one SM runs one of the probe's CTAs (every SM of the probe runs one)."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import gpusim
+from gpusim.kernels import load_ptx
+from gpusim.presets import get_preset
+from gpusim.sasslisting import dispatch_hold
+from gpusim.spec import override
+from validation.probes.dispatch_pairs import GRID, per_step
+
+ROOT = Path(__file__).resolve().parents[2]
+PTX = ROOT / "tests" / "timing" / "ptx" / "dispatch_pairs.ptx"
+HW = {r["kernel"]: r for r in json.loads((ROOT / "validation" / "data" / "h100" / "probe_dispatch_pairs_h200.json")
+                                         .read_text())["results"]}
+
+
+def _step(kernel: str, block: int) -> dict:
+    spec = override(get_preset("h100"), {"n_sm": 1, "gigathread.gpcs": 1})
+    r = gpusim.launch(load_ptx(PTX)[kernel], 1, block, np.zeros(block, np.uint32), np.uint32(0x2545F491), gpu=spec,
+                      mode="timing", model="sass")
+    sim = per_step({**r.metrics, "gpc__cycles_elapsed.max": r.cycles}, block)
+    return {k: v if k == "cycles_per_step" else v * GRID for k, v in sim.items()}     # one SM's warps of GRID
+
+
+def test_only_an_imad_hi_holds_the_dispatch():
+    assert dispatch_hold("IMAD.HI.U32 R14, R7, R0, RZ") == 2
+    assert dispatch_hold("@P1 IMAD.HI R3, R2, 0x55555556, RZ") == 2
+    assert dispatch_hold("IMAD R3, R2, UR7, RZ") == dispatch_hold("IMAD.WIDE.U32 R4, R6, UR7, RZ") == 0
+
+
+def test_eight_warps_of_imad_hi_chains_take_the_h200s_time_and_wait_on_the_dispatch_as_it_does():
+    hw, sim = HW["disp_hi_1024"], _step("disp_hi_1024", 1024)
+    assert sim["cycles_per_step"] == pytest.approx(hw["cycles_per_step"], rel=0.05)
+    assert sim["dispatch_stall"] == pytest.approx(hw["dispatch_stall"], rel=0.2)
+
+
+def test_one_warp_waits_on_the_dispatch_after_each_imad_hi_and_imad_chains_do_not():
+    assert _step("disp_hi_128", 128)["dispatch_stall"] == pytest.approx(HW["disp_hi_128"]["dispatch_stall"], abs=1.5)
+    lo = _step("disp_lo_1024", 1024)
+    assert lo["dispatch_stall"] < 0.5 and lo["cycles_per_step"] == pytest.approx(HW["disp_lo_1024"]["cycles_per_step"],
+                                                                                 rel=0.05)
