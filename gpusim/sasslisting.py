@@ -54,8 +54,10 @@ _WIDE_IMAD = re.compile(r"^(?:@!?U?P\w+\s+)?IMAD\.(WIDE|HI)\b")
 
 # cycles an IMAD.HI keeps its sub-partition from dispatching anything after it issues (probe dispatch_pairs, H200:
 # at one warp a sub-partition, 7.5 cycles of dispatch_stall a step of 4 IMAD.HI.U32; int_imad_hi_throughput's
-# per-SASS table, 1.4-2.3 on the instruction after each). IMAD.WIDE: the probe (a uniform-register operand) 2.0,
-# int_imad_wide_throughput's table (register operands) 0.0-3.6, so not one figure; left at none
+# per-SASS table, 1.4-2.3 on the instruction after each). IMAD.WIDE holds it as long in the probe (8.2 / 8.3 cycles
+# a step with a uniform / a vector register operand), but as a plain 2-cycle hold it makes int_imad_wide_throughput
+# 2.3% -> 13.7% and the probe's lone IMAD.WIDE chains 48.2 -> 54.5 cycles a step (H200 48.2): the H200 overlaps
+# that hold with the waits around it, which this does not; left at none
 DISPATCH_HOLD = {"HI": 2}
 
 

@@ -4,7 +4,8 @@ In the H100's per-SASS tables the instruction after an IMAD.HI carries 1.4-2.3 c
 (int_imad_hi_throughput: 4.11 cycles per instruction in all; gpusim samples no dispatch_stall outside an mma), and
 prog_divergence's 64-bit division by a constant has 3.94 cycles per instruction of it, in its top 3. Here each
 thread runs 4 independent chains of STEPS steps; a step is one multiply (inline PTX: `mul.lo.u32` -> IMAD,
-`mul.hi.u32` -> IMAD.HI.U32, `mul.wide.u32` -> IMAD.WIDE.U32 and a LOP3 folding its halves) and, on another
+`mul.hi.u32` -> IMAD.HI.U32, `mul.wide.u32` -> IMAD.WIDE.U32 and a LOP3 folding its halves; the `_r` forms with
+the multiplier in a vector register, the others read it from a uniform one) and, on another
 register of the chain, an independent shift-and-xor (SHF + LOP3). One CTA per SM of 128 threads (one warp per
 sub-partition) or 1024 (eight). ncu gives the cycles, the instructions per pipe and the stall mix per kernel.
 
@@ -27,6 +28,11 @@ OPS = {
     "hi": 'asm volatile("mul.hi.u32 %0, %1, %2;" : "=r"(a{c}) : "r"(a{c} | 1u), "r"(m));',
     "wide": '{{ unsigned long long p; asm volatile("mul.wide.u32 %0, %1, %2;" : "=l"(p) : "r"(a{c}), "r"(m)); '
             'a{c} = (unsigned)p ^ (unsigned)(p >> 32); }}',
+    # the multiplier in a vector register (`mr`, per thread) instead of the kernel parameter ptxas keeps in a uniform
+    # one (UR): int_imad_wide_throughput's IMAD.WIDE read register operands and showed little dispatch_stall
+    "hi_r": 'asm volatile("mul.hi.u32 %0, %1, %2;" : "=r"(a{c}) : "r"(a{c} | 1u), "r"(mr));',
+    "wide_r": '{{ unsigned long long p; asm volatile("mul.wide.u32 %0, %1, %2;" : "=l"(p) : "r"(a{c}), "r"(mr)); '
+              'a{c} = (unsigned)p ^ (unsigned)(p >> 32); }}',
 }
 BLOCKS = (128, 1024)
 STEPS, CHAINS, GRID = 256, 4, 132
@@ -51,6 +57,7 @@ def source() -> str:
                          for c in range(CHAINS))
         total = " + ".join(f"a{c} + z{c}" for c in range(CHAINS))
         out.append(f'''extern "C" __global__ void __launch_bounds__({block}) {name}(unsigned* out, unsigned m) {{
+    unsigned mr = m ^ (threadIdx.x & 1u);
     {init}
     for (unsigned j = 0; j < {STEPS}; ++j) {{
 {body}
