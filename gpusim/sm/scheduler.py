@@ -224,7 +224,7 @@ def hold_join(s, w, now, until, head, tail):
 
 @njit(inline="always")
 def hold_dispatch(s, sp, start, end):
-    """Sub-partition sp dispatches nothing in [start, end) (a wide IMAD's hold, sm/pipelines.py `disp_hold`): a
+    """Sub-partition sp dispatches nothing in [start, end) (an IMAD.HI's hold, sm/pipelines.py `disp_hold`): a
     warp that waits for an issue slot there is sampled as dispatch_stall (probe dispatch_pairs)."""
     h = s.held_head[sp]
     start = max(start, s.held[sp, h, 1])
