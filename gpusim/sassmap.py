@@ -118,7 +118,7 @@ class SassMap:
     weight: dict = field(default_factory=dict)        # PTX line -> SASS instructions issued per execution
     opcodes: dict = field(default_factory=dict)       # PTX line -> {SASS opcode: count, all copies}
     pipes: dict = field(default_factory=dict)         # PTX line -> (ALU instructions, FMA-pipe cycles, MUFU
-                                                      # instructions) per execution
+                                                      # instructions, dispatch-hold cycles) per execution
     spill_lines: dict = field(default_factory=dict)   # PTX line -> (spill loads, spill stores) per execution
     aggregated: list = field(default_factory=list)    # PTX lines whose global atomic ptxas warp-aggregated
     vector: dict = field(default_factory=dict)        # PTX line -> bytes per lane of its widest LDS (8 or 16)
@@ -418,10 +418,5 @@ def pc_weights(m: SassMap, lines) -> np.ndarray:
                       m.pipes.get(int(ln), (0.0, 0.0, 0.0))[2] / per_line[int(ln)],
                       1.0 if first[int(ln)] == pc and int(ln) in joins else 0.0,
                       m.xu_chain.get(int(ln), 0.0) if last[int(ln)] == pc else 0.0,
-                      _hold(m.pipes.get(int(ln), ())) if last[int(ln)] == pc else 0.0)
+                      m.pipes.get(int(ln), (0.0,) * 4)[3] if last[int(ln)] == pc else 0.0)
                      for pc, ln in enumerate(lines)], np.float64).reshape(-1, 16)
-
-
-def _hold(pipes: tuple) -> float:
-    """The dispatch-hold cycles of a line's `pipes` entry (maps before map39 have none)."""
-    return pipes[3] if len(pipes) > 3 else 0.0

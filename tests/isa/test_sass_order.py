@@ -25,6 +25,16 @@ def _line_of(mod, prefix: str) -> int:
     return hits[0]
 
 
+def _computes_the_ptx_result(mod, rank: dict, a) -> bool:
+    """Whether the kernel decoded in the order `rank` asks for (PTX line -> position) writes what it writes in
+    the PTX's order, run on one warp with input `a`."""
+    want, got = np.zeros(64, np.uint32), np.zeros(64, np.uint32)
+    gpusim.launch(mod["k"], 1, 32, a, want, mode="functional")
+    mod["k"]._decoded = decode_kernel(mod.ast, "k", order=rank)
+    gpusim.launch(mod["k"], 1, 32, a, got, mode="functional")
+    return bool((got == want).all() and (want[:32] != 0).all())
+
+
 def _order(mod, rank_by_prefix: dict) -> list[str]:
     rank = {_line_of(mod, p): r for p, r in rank_by_prefix.items()}
     d = decode_kernel(mod.ast, "k", order=rank)
@@ -156,12 +166,7 @@ st.global.u32 [%rd5], %r3;
         (".", "{", "}", "ret"))]
     rng = random.Random(seed)
     rank = dict(zip(lines, rng.sample(range(len(lines)), len(lines))))
-    a = np.arange(64, dtype=np.uint32) * 7
-    want, got = np.zeros(64, np.uint32), np.zeros(64, np.uint32)
-    gpusim.launch(mod["k"], 1, 32, a, want, mode="functional")
-    mod["k"]._decoded = decode_kernel(mod.ast, "k", order=rank)
-    gpusim.launch(mod["k"], 1, 32, a, got, mode="functional")
-    assert (got == want).all()
+    assert _computes_the_ptx_result(mod, rank, np.arange(64, dtype=np.uint32) * 7)
 
 
 def test_a_load_merged_into_a_vector_load_issues_with_it():
@@ -226,11 +231,6 @@ def test_a_label_nothing_branches_to_does_not_cut_the_block_but_a_branch_target_
 
 def test_interleaved_shuffle_reductions_compute_the_ptx_result():
     mod = _module(TWO_ROWS)
-    a = np.arange(64, dtype=np.uint32) * 5 + 3
-    want, got = np.zeros(64, np.uint32), np.zeros(64, np.uint32)
-    gpusim.launch(mod["k"], 1, 32, a, want, mode="functional")
     rank = {_line_of(mod, p): r for p, r in {"shfl.sync.bfly.b32 %r3": 1, "add.u32 %r4": 4,
                                               "shfl.sync.bfly.b32 %r5": 2, "add.u32 %r6": 5}.items()}
-    mod["k"]._decoded = decode_kernel(mod.ast, "k", order=rank)
-    gpusim.launch(mod["k"], 1, 32, a, got, mode="functional")
-    assert (got == want).all() and (want[:32] != 0).all()
+    assert _computes_the_ptx_result(mod, rank, np.arange(64, dtype=np.uint32) * 5 + 3)

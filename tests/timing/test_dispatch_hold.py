@@ -19,7 +19,7 @@ from gpusim.kernels import load_ptx
 from gpusim.presets import get_preset
 from gpusim.sasslisting import dispatch_hold
 from gpusim.spec import override
-from validation.probes.dispatch_pairs import GRID, per_step
+from validation.probes.dispatch_pairs import one_sm_step
 
 ROOT = Path(__file__).resolve().parents[2]
 PTX = ROOT / "tests" / "timing" / "ptx" / "dispatch_pairs.ptx"
@@ -31,8 +31,7 @@ def _step(kernel: str, block: int) -> dict:
     spec = override(get_preset("h100"), {"n_sm": 1, "gigathread.gpcs": 1})
     r = gpusim.launch(load_ptx(PTX)[kernel], 1, block, np.zeros(block, np.uint32), np.uint32(0x2545F491), gpu=spec,
                       mode="timing", model="sass")
-    sim = per_step({**r.metrics, "gpc__cycles_elapsed.max": r.cycles}, block)
-    return {k: v if k == "cycles_per_step" else v * GRID for k, v in sim.items()}     # one SM's warps of GRID
+    return one_sm_step(r, block)
 
 
 def test_only_an_imad_hi_holds_the_dispatch():

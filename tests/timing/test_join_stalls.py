@@ -8,27 +8,17 @@ branch_resolving and 4.4 of wait on the instruction after it. gpusim sampled its
 (`pipes.lat_bsync`) as branch_resolving: 17.4 and 19.3 cycles a trip, wait 6.3 and 30.2. The split
 (`pipes.join_wait_head` / `join_wait_tail`) moves only the reasons: the cycles stay the same."""
 
-import dataclasses
 import json
 from pathlib import Path
 
-import gpusim
-from gpusim.presets import get_preset
-from gpusim.spec import override
-from validation.probes.join_stalls import BLOCK, FORMS, _args, bsync_if, bsync_plain, per_trip
+from validation.probes.join_stalls import in_gpusim
 
 DATA = Path(__file__).resolve().parents[2] / "validation" / "data" / "h100" / "probe_join_stalls_h200.json"
 
 
-def _forms(**pipes):
-    spec = override(get_preset("h100"), {"n_sm": 1, "gigathread.gpcs": 1})
-    spec = dataclasses.replace(spec, pipes=dataclasses.replace(spec.pipes, **pipes))
-    out = {}
-    for form in (0, 1, 2):
-        r = gpusim.launch(bsync_plain if form == 0 else bsync_if, 1, BLOCK, *_args(form, 1), gpu=spec,
-                          mode="timing", model="sass")
-        out[FORMS[form]] = {**per_trip(r.metrics, 1), "cycles": r.cycles}
-    return out
+def _forms(*sets: str) -> dict:
+    """The probe's forms in gpusim (one SM), by name; `sets`: pipes overrides, KEY=VALUE."""
+    return {r["form"]: r for r in in_gpusim([a for kv in sets for a in ("--set", f"pipes.{kv}")])}
 
 
 def _beyond_plain(rows, form, reason):
@@ -46,7 +36,7 @@ def test_a_joins_hold_is_sampled_as_the_h200_samples_it_within_four_cycles_a_tri
 
 def test_sampled_all_as_branch_resolving_the_skipped_form_is_off_by_more_and_the_cycles_do_not_change():
     hw = {r["form"]: r for r in json.loads(DATA.read_text())["results"]}
-    split, whole = _forms(), _forms(join_wait_head=0, join_wait_tail=0)
+    split, whole = _forms(), _forms("join_wait_head=0", "join_wait_tail=0")
     for form in ("skipped", "taken"):
         assert split[form]["cycles"] == whole[form]["cycles"], form
         err_split = abs(_beyond_plain(split, form, "branch_resolving") - _beyond_plain(hw, form, "branch_resolving"))

@@ -98,11 +98,12 @@ def test_unrolled_copies_count_once_per_execution_and_spills_are_found():
 
 
 def test_pc_weights_share_a_line_among_the_pcs_gpusim_decodes_it_into():
-    m = sassmap.SassMap(weight={7: 3.0, 8: 1.0}, pipes={7: (2.0, 1.0, 1.0)})
+    m = sassmap.SassMap(weight={7: 3.0, 8: 1.0}, pipes={7: (2.0, 1.0, 1.0, 2.0)})
     w = sassmap.pc_weights(m, [7, 7, 8, 9])
     assert w[:, 0].tolist() == [1.5, 1.5, 1.0, 0.0]
     assert w[0, 1:4].tolist() == [1.0, 0.5, 0.0]
     assert w[:, 12].tolist() == [0.5, 0.5, 0.0, 0.0]      # the line's MUFU, shared like its slots
+    assert w[:, 15].tolist() == [0.0, 2.0, 0.0, 0.0]      # its dispatch hold follows its last pc
 
 
 def test_a_lines_spills_go_to_its_first_pc_only():

@@ -90,6 +90,12 @@ def per_step(m: dict, block: int) -> dict:
     return out
 
 
+def one_sm_step(r, block: int) -> dict:
+    """`per_step` of a gpusim launch of one CTA on a one-SM h100: one SM's warps of the probe's GRID."""
+    sim = per_step({**r.metrics, "gpc__cycles_elapsed.max": r.cycles}, block)
+    return {k: v if k == "cycles_per_step" else v * GRID for k, v in sim.items()}
+
+
 def in_gpusim() -> None:
     import numpy as np
 
@@ -105,8 +111,7 @@ def in_gpusim() -> None:
     for op, block, name in kernels():
         r = gpusim.launch(mod[name], 1, block, np.zeros(block, np.uint32), np.uint32(0x2545F491), mode="timing",
                           gpu=gpu, model="sass")
-        sim = per_step({**r.metrics, "gpc__cycles_elapsed.max": r.cycles}, block)
-        sim = {k: v * GRID if k not in ("cycles_per_step",) else v for k, v in sim.items()}    # one SM's warps
+        sim = one_sm_step(r, block)
         hw = rec.get(name, {})
         cells = [f"{k} {hw.get(k, float('nan')):.1f}/{sim[k]:.1f}" for k in ("cycles_per_step", "inst_per_step")
                  + STALLS if max(abs(hw.get(k, 0)), abs(sim[k])) >= 0.3]

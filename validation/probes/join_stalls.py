@@ -96,7 +96,7 @@ def in_gpusim(argv: list) -> list:
     for form in range(len(FORMS)):
         r = gpusim.launch(bsync_plain if form == 0 else bsync_if, 1, BLOCK, *_args(form, 1), gpu=gpu,
                           mode="timing", model="sass")
-        rows.append({"form": FORMS[form], **per_trip(r.metrics, 1)})
+        rows.append({"form": FORMS[form], **per_trip(r.metrics, 1), "cycles": r.cycles})
     return rows
 
 
