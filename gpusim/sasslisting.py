@@ -59,12 +59,19 @@ _WIDE_IMAD = re.compile(r"^(?:@!?U?P\w+\s+)?IMAD\.(WIDE|HI)\b")
 # 2.3% -> 13.7% and the probe's lone IMAD.WIDE chains 48.2 -> 54.5 cycles a step (H200 48.2): the H200 overlaps
 # that hold with the waits around it, which this does not; left at none
 DISPATCH_HOLD = {"HI": 2}
+# IMAD.WIDE's hold as the H200 samples it: the ready warps of its sub-partition show dispatch_stall for 2 cycles
+# after it (probe dispatch_pairs: 8.2 cycles a step of 4 at one warp, 64.0 of 275.3 at eight; prog_divergence, whose
+# loop is mostly ptxas's 64-bit remainder, IMAD.WIDE.U32[.X] and ALU work: 3.94 cycles per instruction, 18.8% of its
+# samples, on whatever instruction the waiting warps are at). Its time is in the FMA pipe's 4 cycles and the
+# reader's wait (`WIDE_IMAD_LATENCY`), fitted without a hold, so the hold is sampled only: the dispatch goes on
+DISPATCH_SAMPLED = {"WIDE": 2}
 
 
-def dispatch_hold(ins: str) -> int:
-    """Cycles a SASS instruction holds its sub-partition's dispatch after it issues (`DISPATCH_HOLD`)."""
+def dispatch_hold(ins: str, table: dict = DISPATCH_HOLD) -> int:
+    """Cycles a SASS instruction holds its sub-partition's dispatch after it issues (`DISPATCH_HOLD`; with
+    table=DISPATCH_SAMPLED, the cycles that are only sampled so)."""
     m = _WIDE_IMAD.match(ins)
-    return DISPATCH_HOLD.get(m.group(1), 0) if m else 0
+    return table.get(m.group(1), 0) if m else 0
 
 
 def on_xu(ins: str, op: str) -> bool:

@@ -56,6 +56,7 @@ from gpusim.errors import LaunchError
 from gpusim.jitcache import cache_root
 from gpusim.sasslisting import (
     ALU_OPS,
+    DISPATCH_SAMPLED,
     FMA_OPS,
     XU_OPS,
     block_lines,
@@ -118,7 +119,8 @@ class SassMap:
     weight: dict = field(default_factory=dict)        # PTX line -> SASS instructions issued per execution
     opcodes: dict = field(default_factory=dict)       # PTX line -> {SASS opcode: count, all copies}
     pipes: dict = field(default_factory=dict)         # PTX line -> (ALU instructions, FMA-pipe cycles, MUFU
-                                                      # instructions, dispatch-hold cycles) per execution
+                                                      # instructions, dispatch-hold cycles, sampled-only
+                                                      # dispatch-hold cycles) per execution
     spill_lines: dict = field(default_factory=dict)   # PTX line -> (spill loads, spill stores) per execution
     aggregated: list = field(default_factory=list)    # PTX lines whose global atomic ptxas warp-aggregated
     vector: dict = field(default_factory=dict)        # PTX line -> bytes per lane of its widest LDS (8 or 16)
@@ -171,7 +173,7 @@ def weights(text: str, arch: str, flags: tuple = ()) -> SassMap:
         raise LaunchError("model='sass' needs ptxas and nvdisasm: install gpusim[sass] (or gpusim[triton], which "
                           "bundles both), or set GPUSIM_PTXAS/GPUSIM_NVDISASM; model='ptx' needs nothing")
     tools = f"{ptxas.tool_version(exe)} | {ptxas.tool_version(dis)}"
-    key = hashlib.sha256(f"map39\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
+    key = hashlib.sha256(f"map40\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
     path = cache_root() / "ptxas" / f"{key}.map.json"
     if path.exists():
         return SassMap.from_json(json.loads(path.read_text()))
@@ -257,7 +259,7 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
     primary_copies: Counter = Counter()            # line -> blocks holding its load/store/atomic/FP32 itself
     work_copies: Counter = Counter()               # line -> blocks holding more of it than constant reads
     spills: dict = defaultdict(lambda: [0.0, 0.0])
-    pipe_use: dict = defaultdict(lambda: [0.0, 0.0, 0.0, 0.0])
+    pipe_use: dict = defaultdict(lambda: [0.0, 0.0, 0.0, 0.0, 0.0])
     opcodes: dict = defaultdict(Counter)
     stalls: dict = defaultdict(float)
     xu_waits: dict = defaultdict(float)
@@ -304,6 +306,7 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
             elif op in FMA_OPS:
                 pipe_use[ln][1] += fma_cycles(ins, op) / unroll
                 pipe_use[ln][3] += dispatch_hold(ins) / unroll
+                pipe_use[ln][4] += dispatch_hold(ins, DISPATCH_SAMPLED) / unroll
             elif on_xu(ins, op):
                 pipe_use[ln][2] += 1.0 / unroll
             if op in ("LDL", "STL") and ln not in local_lines:
@@ -391,7 +394,8 @@ def pc_weights(m: SassMap, lines) -> np.ndarray:
     first pc 1 where its SASS holds a BSYNC (ptxas's convergence barrier: the line opens the join of a branch a
     warp may diverge on), and at its last pc the cycles its SASS waits on its own xu results beyond the stall
     cycles (`xu_chain`), and at its last pc the cycles its SASS holds the sub-partition's dispatch after it
-    (`sasslisting.dispatch_hold`); an array of shape (n, 16).
+    (`sasslisting.dispatch_hold`), and at its last pc the cycles that hold is only sampled (`DISPATCH_SAMPLED`); an
+    array of shape (n, 17).
     A line gpusim decodes into several pcs shares its weights and stall cycles among them (its spills and
     vector width go to its first pc, its yield to its last); a line the map does not name (no SASS came
     from it) weighs 0."""
@@ -418,5 +422,6 @@ def pc_weights(m: SassMap, lines) -> np.ndarray:
                       m.pipes.get(int(ln), (0.0, 0.0, 0.0))[2] / per_line[int(ln)],
                       1.0 if first[int(ln)] == pc and int(ln) in joins else 0.0,
                       m.xu_chain.get(int(ln), 0.0) if last[int(ln)] == pc else 0.0,
-                      m.pipes.get(int(ln), (0.0,) * 4)[3] if last[int(ln)] == pc else 0.0)
-                     for pc, ln in enumerate(lines)], np.float64).reshape(-1, 16)
+                      m.pipes.get(int(ln), (0.0,) * 5)[3] if last[int(ln)] == pc else 0.0,
+                      m.pipes.get(int(ln), (0.0,) * 5)[4] if last[int(ln)] == pc else 0.0)
+                     for pc, ln in enumerate(lines)], np.float64).reshape(-1, 17)

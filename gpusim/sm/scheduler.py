@@ -223,9 +223,10 @@ def hold_join(s, w, now, until, head, tail):
 
 
 @njit(inline="always")
-def hold_dispatch(s, sp, start, end):
+def hold_dispatch(s, sp, start, end, block):
     """Sub-partition sp dispatches nothing in [start, end) (an IMAD.HI's hold, sm/pipelines.py `disp_hold`): a
-    warp that waits for an issue slot there is sampled as dispatch_stall (probe dispatch_pairs)."""
+    warp that waits for an issue slot there is sampled as dispatch_stall (probe dispatch_pairs). block False: the
+    stretch is only sampled so (an IMAD.WIDE's, `disp_sampled`), the sub-partition dispatches on."""
     h = s.held_head[sp]
     start = max(start, s.held[sp, h, 1])
     if end <= start:
@@ -234,7 +235,7 @@ def hold_dispatch(s, sp, start, end):
     s.held[sp, h, 0] = start
     s.held[sp, h, 1] = end
     s.held_head[sp] = h
-    if s.next_event[sp] < end:
+    if block and s.next_event[sp] < end:
         s.next_event[sp] = end
 
 

@@ -270,7 +270,10 @@ def issue(P, M, U, counters, w, pc, now):
         s.next_event[sp] = now
     if U.pipes.disp_hold[pc] > 0:       # an IMAD.HI: the sub-partition dispatches nothing for a while after it
         start = now + 1 + max(extra, 0)
-        hold_dispatch(s, sp, start, start + (U.pipes.disp_hold[pc] + SLOT - 1) // SLOT)
+        hold_dispatch(s, sp, start, start + (U.pipes.disp_hold[pc] + SLOT - 1) // SLOT, True)
+    elif U.pipes.disp_sampled[pc] > 0:  # an IMAD.WIDE: its hold is in its pipe's and reader's times, sampled here
+        start = now + 1 + max(extra, 0)
+        hold_dispatch(s, sp, start, start + (U.pipes.disp_sampled[pc] + SLOT - 1) // SLOT, False)
     if s.wait_cycles[pc] > 0:       # the SASS model: ptxas's stall cycles on the line's SASS
         t = now + (s.wait_cycles[pc] + SLOT - 1) // SLOT
         if s.ready_at[w] < t:

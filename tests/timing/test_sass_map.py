@@ -93,17 +93,18 @@ def test_unrolled_copies_count_once_per_execution_and_spills_are_found():
     assert m.weight[21] == pytest.approx(1.0)
     assert m.weight[22] == pytest.approx(1.0)                 # IADD3 + IMAD.X, per 2 iterations
     assert m.spill_lines == {23: (0.0, 0.5)}                  # an STL with no st.local in the PTX line
-    assert m.pipes[22] == pytest.approx((0.5, 1.0, 0.0, 0.0))          # IADD3 on the ALU pipe, IMAD.X 2 FMA cycles
+    assert m.pipes[22] == pytest.approx((0.5, 1.0, 0.0, 0.0, 0.0))          # IADD3 on the ALU pipe, IMAD.X 2 FMA cycles
     assert m.total == 11 and m.unmapped == 0
 
 
 def test_pc_weights_share_a_line_among_the_pcs_gpusim_decodes_it_into():
-    m = sassmap.SassMap(weight={7: 3.0, 8: 1.0}, pipes={7: (2.0, 1.0, 1.0, 2.0)})
+    m = sassmap.SassMap(weight={7: 3.0, 8: 1.0}, pipes={7: (2.0, 1.0, 1.0, 2.0, 0.0), 8: (0.0, 4.0, 0.0, 0.0, 2.0)})
     w = sassmap.pc_weights(m, [7, 7, 8, 9])
     assert w[:, 0].tolist() == [1.5, 1.5, 1.0, 0.0]
     assert w[0, 1:4].tolist() == [1.0, 0.5, 0.0]
     assert w[:, 12].tolist() == [0.5, 0.5, 0.0, 0.0]      # the line's MUFU, shared like its slots
     assert w[:, 15].tolist() == [0.0, 2.0, 0.0, 0.0]      # its dispatch hold follows its last pc
+    assert w[:, 16].tolist() == [0.0, 0.0, 2.0, 0.0]      # and so does a hold that is only sampled
 
 
 def test_a_lines_spills_go_to_its_first_pc_only():
@@ -317,7 +318,7 @@ def test_work_hoisted_from_an_inner_loop_to_the_outer_one_is_not_counted_per_inn
     assert sassmap.ptx_loops(NESTED_PTX) == [(3, 11), (5, 9)]
     m = sassmap.build(blocks, NESTED_PTX, depth)
     assert m.opcodes[6] == {"IADD3": 1}          # the outer loop's IMAD and SHF are no copy of the inner line
-    assert m.weight[6] == 1.0 and m.pipes[6] == (1.0, 0.0, 0.0, 0.0)
+    assert m.weight[6] == 1.0 and m.pipes[6] == (1.0, 0.0, 0.0, 0.0, 0.0)
     assert m.weight[4] == 1.0 and m.weight[10] == 1.0    # outer-loop lines keep their outer SASS
 
 
@@ -354,7 +355,7 @@ def test_a_line_split_over_blocks_on_one_path_counts_all_its_pieces():
     blocks, depth = sasslisting.parse_blocks(SPLIT_LISTING)
     m = sassmap.build(blocks, SPLIT_PTX, depth)
     assert m.weight[4] == 5.0
-    assert m.weight[3] == 3.0 and m.pipes[3] == (2.0, 0.0, 0.0, 0.0)
+    assert m.weight[3] == 3.0 and m.pipes[3] == (2.0, 0.0, 0.0, 0.0, 0.0)
 
 
 DIV64 = """.version 8.0
