@@ -255,9 +255,10 @@ def l2_access(l2, noc, dram, sm, sector, now, is_write, short=0, merge=0):
 
 
 @njit
-def l2_atomic(l2, noc, dram, sm, sector, now, ways, is_float=False, full_line=False):
+def l2_atomic(l2, noc, dram, sm, sector, now, ways, is_float=False, full_line=False, nbytes=32):
     """An atomic on one sector at its slice, `ways` operations deep (the most lanes on one of its
     addresses: distinct addresses of one sector are one operation): the cycle its result is back.
+    nbytes: the operand bytes it brings the slice (at most a sector's), what it takes of the slice's bandwidth.
     full_line: an integer request that covers all four sectors of the line, one lane per address; its
     operations take `atomic_line_interval` each.
     A floating-point one (is_float) starts no sooner than `float_chain` cycles after the unit's last
@@ -266,7 +267,7 @@ def l2_atomic(l2, noc, dram, sm, sector, now, ways, is_float=False, full_line=Fa
     sl = slice_of(sector, nsl)
     au = slice_of(sector, nsl, l2.atomic_shift)     # the slice whose atomic unit owns the sector
     h = hop(noc, sm, sl, nsl)
-    t = book(l2.slices, sl, np.float64(now + h), 32.0 / l2.slice_bandwidth)
+    t = book(l2.slices, sl, np.float64(now + h), min(nbytes, 32) / l2.slice_bandwidth)
     busy = (l2.atomic_line_interval if full_line else l2.atomic_interval) * ways   # one after another
     if is_float and l2.chain_sector[au] == sector and l2.chain_ready[au] > t:
         t = l2.chain_ready[au]

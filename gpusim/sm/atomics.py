@@ -77,6 +77,16 @@ def sector_ways(addrs, mask, sector):
 
 
 @njit
+def sector_bytes(addrs, mask, size, sector):
+    """The operand bytes the lanes on 32-byte `sector` bring its slice (a lane each, at most the sector's)."""
+    n = 0
+    for a in range(32):
+        if (mask >> a) & 1 and addrs[a] >> 5 == sector:
+            n += size
+    return min(n, 32)
+
+
+@njit
 def full_line(sectors, ns, k):
     """Whether sorted `sectors[:ns]` hold all four sectors of sectors[k]'s line."""
     first = sectors[k] & ~np.int64(3)
@@ -128,8 +138,10 @@ def global_atomic(lsu, l1, l2, noc, dram, tr_addr, mask, size, sm, pc, now, w):
     coalesced = worst == 1 and not is_float     # an integer request, one lane per address: whole lines at the line rate
     for k in range(ns):
         ways = 1 if worst == 1 else sector_ways(tr_addr, mask, lsu.sectors[k])
+        # a warp-aggregated atomic brings one lane's operand
+        nb = size if lsu.aggregated[pc] != 0 else sector_bytes(tr_addr, mask, size, lsu.sectors[k])
         done = max(done, l2_atomic(l2, noc, dram, sm, lsu.sectors[k], start + l1.latency, ways, is_float,
-                                   coalesced and full_line(lsu.sectors, ns, k)))
+                                   coalesced and full_line(lsu.sectors, ns, k), nb))
     lsu.last_drain[0] = max(lsu.last_drain[0], done)
     lsu.acked_at[w] = max(lsu.acked_at[w], done)
     lsu.sm_acked[sm] = max(lsu.sm_acked[sm], done)

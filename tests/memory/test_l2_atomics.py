@@ -5,9 +5,9 @@ a warp's atomic as its own request. Checked on the units themselves."""
 import numpy as np
 
 import gpusim
-from gpusim.memory.l2 import l2_atomic, slice_of
+from gpusim.memory.l2 import l2_access, l2_atomic, slice_of
 from gpusim.presets import H100
-from gpusim.sm.atomics import global_atomic, sector_ways
+from gpusim.sm.atomics import global_atomic, sector_bytes, sector_ways
 from gpusim.timing.state import make_units
 
 TINY_PTX = ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\nret;\n}\n"
@@ -176,3 +176,27 @@ def test_an_sm_holds_its_atomics_once_their_l2_operations_use_up_its_credits():
     # 0: no limit
     free, done = _atomics_sent(0, line, ALL, 17)
     assert free[16] < done[0]
+
+
+def _write_accepted_behind_atomics(nbytes):
+    """Cycles after it arrives that a write gets into its slice's queue, behind 2,000 atomics that arrived at the
+    same cycle on another sector of its line (one operation each, `nbytes` of operand each)."""
+    U = _units()
+    sector = (1 << 20) // 32
+    assert slice_of(sector, H100.l2.slices) == slice_of(sector + 1, H100.l2.slices)
+    for _ in range(2000):
+        l2_atomic(U.l2, U.noc, U.dram, 0, sector, 10_000, 1, False, False, nbytes)
+    l2_access(U.l2, U.noc, U.dram, 0, sector + 1, 10_000, True)
+    return int(U.l2.accepted[0]) - 10_000
+
+
+def test_a_one_lane_atomic_takes_its_slice_only_its_operands_share_of_the_bandwidth():
+    # ho_compact_*: every warp's (ptxas-aggregated) atomic goes to one address; on the H100 their stores do not
+    # wait behind them at that slice (drain 0.39 / 0.23 cycles per instruction), where a sector's time for each
+    # atomic had backed the slice up past its write queue (gpusim 11.3 / 1.8)
+    assert _write_accepted_behind_atomics(4) < 0                  # 2,000 x 4 B: within the write queue's reach
+    assert _write_accepted_behind_atomics(32) > 500               # a sector each: the write waits far behind them
+    lanes = np.full(32, 1 << 20, np.int64) + 4 * np.arange(32)   # a coalesced 32-lane atomic: four full sectors
+    assert [sector_bytes(lanes, ALL, 4, (1 << 20) // 32 + k) for k in range(4)] == [32] * 4
+    assert sector_bytes(lanes, np.int64(1), 4, (1 << 20) // 32) == 4
+    assert sector_bytes(lanes, np.int64(1), 4, (1 << 20) // 32 + 1) == 0
