@@ -15,7 +15,8 @@ def make_units(spec, d, warps_per_sm: int, ctas_per_sm: int, record: events.Even
     what the event recorder keeps (off by default); slots: SASS issue slots per pc (the SASS model:
     slots, ALU, FMA, aggregated, spill loads, spill stores, vector shared bytes, stall cycles, yield, read
     barriers set and waited on, constant-bank blocks its ULDCs read first, MUFU instructions, a BSYNC at the
-    line's first pc, the cycles its SASS waits on its own xu results);
+    line's first pc, the cycles its SASS waits on its own xu results, the cycles it holds the dispatch and the
+    cycles such a hold is only sampled);
     spill_bytes: each thread's spill area."""
     nsm, n_warps = spec.n_sm, spec.n_sm * warps_per_sm
     return Units(
