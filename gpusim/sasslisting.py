@@ -289,3 +289,33 @@ def read_barriers(blocks: list, kept: set | None = None) -> tuple[dict, dict]:
                 if read_by[rd] and keep:
                     rd_set[ln] |= 1 << rd
     return dict(rd_set), dict(rd_wait)
+
+
+_PTX_CBRA = re.compile(r"^\s*@!?%p\w*\s+bra(?:\.uni)?\s+(\$?[\w$]+)\s*;")
+_PTX_LABEL = re.compile(r"^\s*(\$?[\w$]+):")
+_PTX_ENDS_BLOCK = re.compile(r"\b(bra|ret|exit|bar|barrier|call|brx)\b")
+IF_BODY_LINES = 48      # the longest block over which ptxas's if-conversion is looked for
+
+
+def predicated_blocks(ptx: list, opcodes: dict, weight: dict) -> dict:
+    """{PTX line of a conditional forward branch ptxas left no BRA for: the SASS instructions per execution of the
+    straight-line block it jumps over}. ptxas if-converts such a short block (its SASS predicated, no branch), so
+    every warp issues it, one that jumps over it too (ho_reduce6_unrolled's tree steps: ncu counts their LDS and
+    STS on every warp)."""
+    out = {}
+    for i, text in enumerate(ptx):
+        m = _PTX_CBRA.match(text)
+        ln = i + 1
+        if not m or "BRA" in opcodes.get(ln, {}):
+            continue
+        total = 0.0
+        for j in range(i + 1, min(i + 1 + IF_BODY_LINES, len(ptx))):
+            lab = _PTX_LABEL.match(ptx[j])
+            if lab:
+                if lab.group(1) == m.group(1) and total > 0:
+                    out[ln] = total
+                break
+            if _PTX_ENDS_BLOCK.search(ptx[j].split("//")[0]):
+                break
+            total += weight.get(j + 1, 0.0)
+    return out

@@ -66,6 +66,7 @@ from gpusim.sasslisting import (
     on_xu,
     opcode,
     parse_blocks,
+    predicated_blocks,
     read_barriers,
     wide_imad_waits,
     xu_chain_waits,
@@ -137,6 +138,7 @@ class SassMap:
     tools: str = ""
     xu_chain: dict = field(default_factory=dict)      # PTX line -> cycles its SASS waits on its own xu results
                                                       # beyond ptxas's stall cycles, per execution
+    predicated: dict = field(default_factory=dict)    # branch line -> SASS of the block ptxas predicated instead
 
     def to_json(self) -> dict:
         return {"weight": {str(k): v for k, v in self.weight.items()},
@@ -150,7 +152,8 @@ class SassMap:
                 "rd_wait": {str(k): v for k, v in self.rd_wait.items()},
                 "uldc": {str(k): v for k, v in self.uldc.items()}, "joins": self.joins,
                 "total": self.total, "unmapped": self.unmapped, "tools": self.tools,
-                "xu_chain": {str(k): v for k, v in self.xu_chain.items()}}
+                "xu_chain": {str(k): v for k, v in self.xu_chain.items()},
+                "predicated": {str(k): v for k, v in self.predicated.items()}}
 
     @classmethod
     def from_json(cls, d: dict) -> "SassMap":
@@ -163,7 +166,8 @@ class SassMap:
                    {int(k): v for k, v in d.get("rd_set", {}).items()},
                    {int(k): v for k, v in d.get("rd_wait", {}).items()},
                    {int(k): v for k, v in d.get("uldc", {}).items()}, d["joins"], d["total"], d["unmapped"], d["tools"],
-                   {int(k): v for k, v in d.get("xu_chain", {}).items()})
+                   {int(k): v for k, v in d.get("xu_chain", {}).items()},
+                   {int(k): v for k, v in d.get("predicated", {}).items()})
 
 
 def weights(text: str, arch: str, flags: tuple = ()) -> SassMap:
@@ -173,7 +177,7 @@ def weights(text: str, arch: str, flags: tuple = ()) -> SassMap:
         raise LaunchError("model='sass' needs ptxas and nvdisasm: install gpusim[sass] (or gpusim[triton], which "
                           "bundles both), or set GPUSIM_PTXAS/GPUSIM_NVDISASM; model='ptx' needs nothing")
     tools = f"{ptxas.tool_version(exe)} | {ptxas.tool_version(dis)}"
-    key = hashlib.sha256(f"map40\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
+    key = hashlib.sha256(f"map41\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
     path = cache_root() / "ptxas" / f"{key}.map.json"
     if path.exists():
         return SassMap.from_json(json.loads(path.read_text()))
@@ -331,6 +335,7 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
     # warp's count (POPC) in one ATOMG and hands each lane its value (SHFL)
     m.aggregated = sorted(ln for ln, c in opcodes.items()
                           if ("ATOMG" in c or "ATOM" in c) and ("VOTEU" in c or "VOTE" in c))
+    m.predicated = predicated_blocks(ptx, m.opcodes, m.weight)
     return m
 
 
@@ -394,8 +399,9 @@ def pc_weights(m: SassMap, lines) -> np.ndarray:
     first pc 1 where its SASS holds a BSYNC (ptxas's convergence barrier: the line opens the join of a branch a
     warp may diverge on), and at its last pc the cycles its SASS waits on its own xu results beyond the stall
     cycles (`xu_chain`), and at its last pc the cycles its SASS holds the sub-partition's dispatch after it
-    (`sasslisting.dispatch_hold`), and at its last pc the cycles that hold is only sampled (`DISPATCH_SAMPLED`); an
-    array of shape (n, 17).
+    (`sasslisting.dispatch_hold`), and at its last pc the cycles that hold is only sampled (`DISPATCH_SAMPLED`), and
+    at a branch's last pc the SASS instructions of the block ptxas predicated instead (`predicated_blocks`); an
+    array of shape (n, 18).
     A line gpusim decodes into several pcs shares its weights and stall cycles among them (its spills and
     vector width go to its first pc, its yield to its last); a line the map does not name (no SASS came
     from it) weighs 0."""
@@ -423,5 +429,6 @@ def pc_weights(m: SassMap, lines) -> np.ndarray:
                       1.0 if first[int(ln)] == pc and int(ln) in joins else 0.0,
                       m.xu_chain.get(int(ln), 0.0) if last[int(ln)] == pc else 0.0,
                       m.pipes.get(int(ln), (0.0,) * 5)[3] if last[int(ln)] == pc else 0.0,
-                      m.pipes.get(int(ln), (0.0,) * 5)[4] if last[int(ln)] == pc else 0.0)
-                     for pc, ln in enumerate(lines)], np.float64).reshape(-1, 17)
+                      m.pipes.get(int(ln), (0.0,) * 5)[4] if last[int(ln)] == pc else 0.0,
+                      m.predicated.get(int(ln), 0.0) if last[int(ln)] == pc else 0.0)
+                     for pc, ln in enumerate(lines)], np.float64).reshape(-1, 18)

@@ -147,7 +147,7 @@ class PipelineSpec:
 
 Pipes = namedtuple("Pipes", "latency interval divergence_delay free_at tensor_lat tensor_ii tensor_family "
                              "tensor_hold tensor_block counters slots debt alu fma xu busy_lo busy_hi busy_n busy_head "
-                             "join lat_join xu_chain join_wait disp_hold disp_sampled")
+                             "join lat_join xu_chain join_wait disp_hold disp_sampled predicated")
 BUSY_RING = 32      # busy stretches remembered per pipeline (a longer wait takes their busy share)
 SLOT = 16           # `slots` is fixed point: SLOT = one SASS issue slot
 SLOTS_ISSUED = 2 * 3    # counters[SLOTS_ISSUED]: SASS issue slots taken (x SLOT), after the tensor families
@@ -172,13 +172,14 @@ def make_state(spec: PipelineSpec, n_subpartitions: int, lsu_latency: int, atomi
                subpartitions_per_sm: int = 4, slots=None) -> Pipes:
     """slots: per pc, the SASS instructions, ALU-pipe instructions, FMA-pipe cycles and MUFU instructions (x SLOT),
     a BSYNC flag, the cycles its SASS waits on its own xu results and the cycles it holds the sub-partition's
-    dispatch after it, and the cycles such a hold is only sampled (x SLOT; shape (n, 4) to (n, 8)) of the PTX
+    dispatch after it, the cycles such a hold is only sampled, and at a branch the SASS instructions of the block
+    ptxas predicated instead (x SLOT; shape (n, 4) to (n, 9)) of the PTX
     instruction (the SASS model, gpusim/sassmap.py); None: one instruction on its
     class's pipe each (the PTX model)."""
     t = spec.class_timing(lsu_latency, atomic_latency)
     lat, ii, fam, hold, block = _tensor_tables(spec, d, subpartitions_per_sm)
     n = d.n if d is not None else 1
-    join, chain, hold, sampled = (np.zeros(n, np.int64) for _ in range(4))
+    join, chain, hold, sampled, pred = (np.zeros(n, np.int64) for _ in range(5))
     if slots is None:
         sl, alu, fma, xu = (np.full(n, SLOT, np.int64), np.full(n, -1, np.int64), np.full(n, -1, np.int64),
                             np.full(n, -1, np.int64))
@@ -195,6 +196,8 @@ def make_state(spec: PipelineSpec, n_subpartitions: int, lsu_latency: int, atomi
             hold = np.ascontiguousarray(a[:, 6])
         if a.shape[1] > 7:
             sampled = np.ascontiguousarray(a[:, 7])
+        if a.shape[1] > 8:
+            pred = np.ascontiguousarray(a[:, 8])
     if slots is not None:
         # the SASS map carries the expansion of 64-bit integer work: its pipe slots are INT slots
         t[oc.CLASSES.index("int64"), 1] = t[oc.CLASSES.index("int"), 1]
@@ -207,7 +210,8 @@ def make_state(spec: PipelineSpec, n_subpartitions: int, lsu_latency: int, atomi
                  np.zeros((n_subpartitions, len(oc.CLASSES), BUSY_RING), np.int64),
                  np.zeros((n_subpartitions, len(oc.CLASSES)), np.int64), join,
                  np.int64(spec.lat_bsync if join.any() else 0),     # no joins: the core skips the check
-                 chain, np.array([spec.join_wait_head, spec.join_wait_tail], np.int64), hold, sampled)
+                 chain, np.array([spec.join_wait_head, spec.join_wait_tail], np.int64), hold, sampled,
+                 pred)
 
 
 def counters(p: Pipes) -> dict:
@@ -219,11 +223,11 @@ def counters(p: Pipes) -> dict:
 
 
 @njit(inline="always")
-def take_slots(p, sp, pc):
-    """The instruction at pc issued on sub-partition sp takes its SASS issue slots: >0 the scheduler's
-    extra busy cycles, -1 it may issue once more this cycle (the instructions before it had fewer SASS
+def take_slots(p, sp, pc, more=0):
+    """The instruction at pc issued on sub-partition sp takes its SASS issue slots (and `more`, x SLOT): >0 the
+    scheduler's extra busy cycles, -1 it may issue once more this cycle (the instructions before it had fewer SASS
     instructions than PTX), 0 neither. Fractions carry over in `debt`."""
-    w = p.slots[pc]
+    w = p.slots[pc] + more
     p.counters[SLOTS_ISSUED] += w
     if w == SLOT:
         return 0

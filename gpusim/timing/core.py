@@ -255,11 +255,15 @@ def issue(P, M, U, counters, w, pc, now):
     mark_written(U.scoreboard, w, pc, now + lat, kind)
     U.lsu.seen_acked[w] = U.lsu.sm_acked[sm]     # what a fence after this instruction waits for
     # the SASS model: the instruction's SASS issue slots (sm/pipelines.py take_slots); the PTX model's are all 1
-    extra = take_slots(U.pipes, sp, pc)
+    more = 0
+    if (U.pipes.predicated[pc] > 0 and M.sp[w] > 0 and M.cnt[DIVERGENT] == diverged
+            and M.spc[w, M.sp[w] - 1] == P.ins[pc, oc.F_TARGET]):
+        more = U.pipes.predicated[pc]       # it jumped over a block ptxas predicated: the warp issues that anyway
+    extra = take_slots(U.pipes, sp, pc, more)
     if extra > 0:
         if s.next_event[sp] < now + 1 + extra:
             s.next_event[sp] = now + 1 + extra
-        k = (U.pipes.slots[pc] + SLOT - 1) // SLOT     # its own SASS instructions issue one after another
+        k = (U.pipes.slots[pc] + more + SLOT - 1) // SLOT     # its own SASS instructions issue one after another
         if s.ready_at[w] < now + k:
             s.ready_at[w] = now + k
         if k > 1:       # the warp issues in those cycles: ncu samples it as selected, not stalled
