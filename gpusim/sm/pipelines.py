@@ -179,7 +179,8 @@ def make_state(spec: PipelineSpec, n_subpartitions: int, lsu_latency: int, atomi
     t = spec.class_timing(lsu_latency, atomic_latency)
     lat, ii, fam, hold, block = _tensor_tables(spec, d, subpartitions_per_sm)
     n = d.n if d is not None else 1
-    join, chain, hold, sampled, pred = (np.zeros(n, np.int64) for _ in range(5))
+    # `hold` is the mma.sync's dispatch hold (tensor_hold); `disp` the SASS map's IMAD.HI hold (disp_hold)
+    join, chain, disp, sampled, pred = (np.zeros(n, np.int64) for _ in range(5))
     if slots is None:
         sl, alu, fma, xu = (np.full(n, SLOT, np.int64), np.full(n, -1, np.int64), np.full(n, -1, np.int64),
                             np.full(n, -1, np.int64))
@@ -193,7 +194,7 @@ def make_state(spec: PipelineSpec, n_subpartitions: int, lsu_latency: int, atomi
         if a.shape[1] > 5:
             chain = np.ascontiguousarray(a[:, 5])
         if a.shape[1] > 6:
-            hold = np.ascontiguousarray(a[:, 6])
+            disp = np.ascontiguousarray(a[:, 6])
         if a.shape[1] > 7:
             sampled = np.ascontiguousarray(a[:, 7])
         if a.shape[1] > 8:
@@ -210,7 +211,7 @@ def make_state(spec: PipelineSpec, n_subpartitions: int, lsu_latency: int, atomi
                  np.zeros((n_subpartitions, len(oc.CLASSES), BUSY_RING), np.int64),
                  np.zeros((n_subpartitions, len(oc.CLASSES)), np.int64), join,
                  np.int64(spec.lat_bsync if join.any() else 0),     # no joins: the core skips the check
-                 chain, np.array([spec.join_wait_head, spec.join_wait_tail], np.int64), hold, sampled,
+                 chain, np.array([spec.join_wait_head, spec.join_wait_tail], np.int64), disp, sampled,
                  pred)
 
 

@@ -139,10 +139,8 @@ st.global.u32 [%rd2], %r2;
     assert order.index("mov.u32 %r2, 1") < order.index("@%p1 mov.u32 %r2, 2")
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_any_ptxas_order_computes_the_ptx_result(seed):
-    """Whatever order the SASS asks for (here a random one), the block computes what the PTX does."""
-    body = """
+# each thread loads a[tid] and a[tid + 32] (%r1, %r2); %rd5 is its out[tid]
+LOADS = """
 ld.param.u64 %rd1, [a];
 ld.param.u64 %rd2, [out];
 mov.u32 %r9, %tid.x;
@@ -151,6 +149,13 @@ add.s64 %rd4, %rd1, %rd3;
 add.s64 %rd5, %rd2, %rd3;
 ld.global.u32 %r1, [%rd4];
 ld.global.u32 %r2, [%rd4+128];
+"""
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_any_ptxas_order_computes_the_ptx_result(seed):
+    """Whatever order the SASS asks for (here a random one), the block computes what the PTX does."""
+    body = LOADS + """
 st.global.u32 [%rd5], %r2;
 add.u32 %r3, %r1, %r2;
 setp.lt.u32 %p1, %r3, 40;
@@ -193,15 +198,7 @@ fma.rn.f32 %f5, %f3, %f3, %f5;
 
 # two independent shuffle reductions with Triton's line-information marks between the steps: labels nothing
 # branches to, which must not cut the block (flash attention's row max/sum; ptxas interleaves the two rows)
-TWO_ROWS = """
-ld.param.u64 %rd1, [a];
-ld.param.u64 %rd2, [out];
-mov.u32 %r9, %tid.x;
-mul.wide.u32 %rd3, %r9, 4;
-add.s64 %rd4, %rd1, %rd3;
-add.s64 %rd5, %rd2, %rd3;
-ld.global.u32 %r1, [%rd4];
-ld.global.u32 %r2, [%rd4+128];
+TWO_ROWS = LOADS + """
 $L__tmp1:
 shfl.sync.bfly.b32 %r3, %r1, 1, 31, -1;
 $L__tmp2:

@@ -67,3 +67,21 @@ def test_imad_wide_chains_are_sampled_waiting_on_the_dispatch_without_losing_tim
     assert 3.0 < one["dispatch_stall"] < HW["disp_wide_128"]["dispatch_stall"]
     assert eight["dispatch_stall"] == pytest.approx(HW["disp_wide_1024"]["dispatch_stall"], rel=0.2)
     assert eight["cycles_per_step"] < 0.85 * HW["disp_wide_1024"]["cycles_per_step"]     # not modelled: the hold
+
+
+def test_an_mma_keeps_its_own_dispatch_hold_beside_the_maps_columns():
+    """The SASS model's slots (with their IMAD.HI column) must not replace an mma.sync's dispatch hold
+    (pipes.tensor_hold): the two are separate per-pc columns of the pipes' state."""
+    from gpusim.isa import opcodes as oc
+    from gpusim.sm import pipelines
+    spec = get_preset("h100")
+    d = load_ptx(ROOT / "tests" / "isa" / "ptx" / "tensor_tile.ptx")["tile"].decoded
+    mma = [pc for pc in range(d.n) if d.ins[pc, oc.F_OP] == oc.OP["mma"]]
+    want = spec.pipes.mma_timing("m16n8k16", "f16", 4)[2]
+    slots = np.zeros((d.n, 9), np.int64)
+    slots[:, 0] = pipelines.SLOT
+    slots[:, 6] = 2 * pipelines.SLOT        # every pc an IMAD.HI's hold
+    for given in (None, slots):
+        p = pipelines.make_state(spec.pipes, 4, spec.l1.latency, spec.l2.atomic_latency, d, 4, given)
+        assert mma and all(p.tensor_hold[pc] == want for pc in mma) and want > 1
+        assert (p.disp_hold == (0 if given is None else 2 * pipelines.SLOT)).all()
