@@ -272,8 +272,9 @@ def _charge(s, pc, reason, a, b, sp=-1):
 
 # ------------------------------------------------------------------ stall accounting
 @njit(inline="always")
-def account(s, w, pc, now, eligible_at, reason, issued, split_at, split_reason, keep):
-    """Charge the cycles since warp w last issued: to `split_reason` until `split_at`, then to
+def account(s, w, pc, now, eligible_at, reason, issued, split_at, split_reason, keep, split0_at, split0_reason):
+    """Charge the cycles since warp w last issued: to `split0_reason` until `split0_at`, then to `split_reason`
+    until `split_at`, then to
     `reason` until it was eligible (only `keep` of those cycles; the rest it lost to another warp:
     not_selected), then to not_selected; the issue cycle itself to selected. A join's hold (`hold_join`)
     is charged first, in its stretches. Cycles a ready warp lost to its sub-partition's held dispatch
@@ -292,7 +293,9 @@ def account(s, w, pc, now, eligible_at, reason, issued, split_at, split_reason, 
     s.join_split[w, 4] = 0
     a = min(max(eligible_at, t0), now)
     b = min(max(split_at, t0), a)
-    _charge(s, pc, split_reason, t0, b, sp)
+    b0 = min(max(split0_at, t0), b)
+    _charge(s, pc, split0_reason, t0, b0, sp)
+    _charge(s, pc, split_reason, b0, b, sp)
     k = max(min(a - b, keep), 0)
     _charge(s, pc, reason, b, b + k, sp)
     _charge(s, pc, NOT_SELECTED, b + k, now, sp)

@@ -88,33 +88,35 @@ DIVERGENT = oc.CNT_DIVERGENT
 @njit(no_cpython_wrapper=True, inline="always")      # one caller: inlined there, compiled once
 def earliest(P, M, U, w, sm, sp, now):
     """Earliest cycle warp w can issue its next instruction, the reason it cannot before, its pc
-    (-1: the warp has finished), and the cycle before which an earlier reason held it (with that
-    reason): a warp that waited for a load and then for its pipe spent the first stretch on
-    long_scoreboard, only the second on math_pipe_throttle."""
+    (-1: the warp has finished), and the cycles before which the two earlier reasons held it (with those
+    reasons, the later first): a warp that waited for a load and then for its pipe spent the first stretch on
+    long_scoreboard, only the second on math_pipe_throttle; one held by ptxas's stall cycles, then by an
+    operand, then by its pipe, spent them on wait, short_scoreboard and math_pipe_throttle in turn."""
     s = U.sched
     t = s.ready_at[w]
     reason = s.reason[w]
     if settle(M, w) == 0:
-        return t, reason, -1, t, reason
+        return t, reason, -1, t, reason, t, reason
     p, p_reason = t, reason
+    q, q_reason = t, reason
     pc = M.spc[w, M.sp[w] - 1]
     f = fetch_ready(U.fetch, U.l2, U.noc, U.dram, sm, w, pc, now)
     if f > t:
-        p, p_reason = t, reason
+        q, q_reason, p, p_reason = p, p_reason, t, reason
         t, reason = f, NO_INSTRUCTION
     c = constant_ready(U.fetch, sm, pc, max(t, now))     # its ULDC's constant-bank block
     if c > t:
-        p, p_reason = t, reason
+        q, q_reason, p, p_reason = p, p_reason, t, reason
         t, reason = c, IMC_MISS
     t_ops, r_ops = operands_ready(U.scoreboard, w, pc, t, reason)
     t_ops, r_ops = reads_released(U.scoreboard, w, pc, t_ops, r_ops)
     if t_ops > t:
-        p, p_reason = t, reason
+        q, q_reason, p, p_reason = p, p_reason, t, reason
         t, reason = t_ops, r_ops
     if U.lsu.release[pc] & 1 != 0:      # a release: its SM's earlier writes performed first (sm/atomics.py)
         fence = fence_ready(U.lsu, w)
         if fence > t:
-            p, p_reason = t, reason
+            q, q_reason, p, p_reason = p, p_reason, t, reason
             t, reason = fence, MEMBAR
     cls = P.ins[pc, oc.F_CLASS]
     if cls == oc.C_LDST or cls == oc.C_ATOMIC:
@@ -129,14 +131,14 @@ def earliest(P, M, U, w, sm, sp, now):
     else:
         free, held = accepts_at(U.pipes, sp, cls, pc), MATH_PIPE_THROTTLE
     if free > t:
-        p, p_reason = t, reason
+        q, q_reason, p, p_reason = p, p_reason, t, reason
         t, reason = free, held
     if cls == oc.C_SYNC:        # wgmma / bulk wait_group, mbarrier waits (sm/asyncops.py)
         t_sync, r_sync = async_ready(P, M, U.asyncu, w, pc, t, reason)
         if t_sync > t:
-            p, p_reason = t, reason
+            q, q_reason, p, p_reason = p, p_reason, t, reason
             t, reason = t_sync, r_sync
-    return t, reason, pc, p, p_reason
+    return t, reason, pc, p, p_reason, q, q_reason
 
 
 @njit(no_cpython_wrapper=True)
@@ -335,6 +337,7 @@ def issue_subpartition(P, M, U, counters, sp, now):
     best, best_key, best_pc = -1, np.int64(0), 0
     best_e, best_reason = np.int64(0), 0
     best_split, best_split_reason = np.int64(0), 0
+    best_split0, best_split0_reason = np.int64(0), 0
     nxt = NEVER
     last = s.last_issued[sp]
     last_slot = (last % s.warps_per_sm) // s.subpartitions if last >= 0 else -1
@@ -348,7 +351,7 @@ def issue_subpartition(P, M, U, counters, sp, now):
             if s.next_bound[w] < nxt:
                 nxt = s.next_bound[w]
             continue
-        e, reason, pc, split, split_reason = earliest(P, M, U, w, sm, sp, now)
+        e, reason, pc, split, split_reason, split0, split0_reason = earliest(P, M, U, w, sm, sp, now)
         s.next_bound[w] = e
         if U.events.on != 0:
             note_hold(U.events, w, sampled_as(P, pc, reason, pc >= 0 and xu_only(U.pipes, pc)))
@@ -359,6 +362,7 @@ def issue_subpartition(P, M, U, counters, sp, now):
             if best < 0 or key < best_key:
                 best, best_key, best_pc, best_e, best_reason = w, key, pc, e, reason
                 best_split, best_split_reason = split, split_reason
+                best_split0, best_split0_reason = split0, split0_reason
         elif e < nxt:
             nxt = e
     if best < 0:
@@ -373,7 +377,7 @@ def issue_subpartition(P, M, U, counters, sp, now):
     # the pipe's busy cycles go to the reason the H100 samples them as; the cycles it took others' work, not_selected
     account(s, best, best_pc, now, best_e,
             sampled_as(P, best_pc, best_reason, best_pc >= 0 and xu_only(U.pipes, best_pc)), best_pc >= 0, best_split,
-            best_split_reason, keep)
+            best_split_reason, keep, best_split0, best_split0_reason)
     if U.events.on != 0 and best_pc >= 0:
         note_issue(U.events, best, sp, now)
     s.last_issued[sp] = best

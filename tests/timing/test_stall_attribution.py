@@ -13,7 +13,7 @@ from gpusim.sm.pipelines import PipelineSpec, accepts_at, busy_cycles, occupy
 from gpusim.sm.pipelines import make_state as make_pipes
 from gpusim.sm.scheduler import SchedulerSpec, account
 from gpusim.sm.scheduler import make_state as make_scheduler
-from gpusim.sm.stalls import LONG_SCOREBOARD, MATH_PIPE_THROTTLE, STALLS
+from gpusim.sm.stalls import LONG_SCOREBOARD, MATH_PIPE_THROTTLE, SHORT_SCOREBOARD, STALLS, WAIT
 
 INT = oc.C_INT
 NEVER = np.int64(1) << 62
@@ -86,10 +86,10 @@ def test_waiting_behind_more_busy_stretches_than_remembered_takes_their_busy_sha
     assert 95 <= busy_cycles(q, 0, INT, 0, 0, 400) <= 105
 
 
-def _charged(split_at, split_reason, eligible_at, reason, keep, now=100, since=0):
+def _charged(split_at, split_reason, eligible_at, reason, keep, now=100, since=0, first=(0, WAIT)):
     s = make_scheduler(SchedulerSpec(), 1, 4, 1)
     s.accounted_until[0] = since
-    account(s, 0, 0, now, eligible_at, reason, True, split_at, split_reason, keep)
+    account(s, 0, 0, now, eligible_at, reason, True, split_at, split_reason, keep, first[0], first[1])
     return {STALLS[i]: int(v) for i, v in enumerate(s.stall) if v}
 
 
@@ -98,6 +98,17 @@ def test_a_wait_for_a_load_then_the_pipe_is_charged_to_each_in_turn():
                    keep=4)
     # 0-80 the load, 80-90 the pipe: busy 4 cycles, 6 it took others; 90-100 eligible; 100 issued
     assert got == {"long_scoreboard": 80, "math_pipe_throttle": 4, "not_selected": 16, "selected": 1}
+
+
+def test_stall_cycles_then_an_operand_then_the_pipe_are_charged_to_each_in_turn():
+    # a division's SASS: ptxas's stall cycles hold the warp (wait), then its consumer waits for the xu result
+    # (short_scoreboard), then for its pipe; with one remembered stretch the wait was charged as short_scoreboard
+    got = _charged(split_at=70, split_reason=SHORT_SCOREBOARD, eligible_at=90, reason=MATH_PIPE_THROTTLE, keep=4,
+                   first=(40, WAIT))
+    assert got == {"wait": 40, "short_scoreboard": 30, "math_pipe_throttle": 4, "not_selected": 26, "selected": 1}
+    # a first stretch that ends before the last issue is not charged again
+    assert _charged(70, SHORT_SCOREBOARD, 90, MATH_PIPE_THROTTLE, 4, since=50, first=(40, WAIT)) == {
+        "short_scoreboard": 20, "math_pipe_throttle": 4, "not_selected": 26, "selected": 1}
 
 
 def test_every_cycle_since_the_last_issue_is_charged_exactly_once():
