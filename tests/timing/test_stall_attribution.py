@@ -14,6 +14,7 @@ from gpusim.sm.pipelines import make_state as make_pipes
 from gpusim.sm.scheduler import SchedulerSpec, account
 from gpusim.sm.scheduler import make_state as make_scheduler
 from gpusim.sm.stalls import LONG_SCOREBOARD, MATH_PIPE_THROTTLE, SHORT_SCOREBOARD, STALLS, WAIT
+from gpusim.spec import override
 
 INT = oc.C_INT
 NEVER = np.int64(1) << 62
@@ -207,6 +208,45 @@ def test_the_cycles_a_warp_issues_the_rest_of_a_lines_sass_are_selected_not_wait
     assert sass_issued > ptx_issued + 5
     assert sass_issued <= sel <= sass_issued + 2      # + the lines ptxas folded away (no SASS of their own)
     assert m["ptx"]["smsp__average_warp_latency_issue_stalled_selected.ratio"] == m["ptx"]["smsp__inst_executed.sum"]
+
+
+_REM_PTX = """.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out, .param .u32 d)
+{
+.reg .b32 %r<8>; .reg .b64 %rd<8>;
+ld.param.u64 %rd1, [out];
+ld.param.u32 %r1, [d];
+mov.u32 %r2, %tid.x;
+rem.u32 %r3, %r2, %r1;
+cvt.u64.u32 %rd2, %r3;
+shl.b64 %rd3, %rd2, 3;
+add.s64 %rd4, %rd1, %rd3;
+st.global.u64 [%rd4], %rd2;
+ret;
+}
+"""
+
+
+@pytest.mark.skipif(sassmap.ptxas.find() is None or sassmap.find_nvdisasm() is None,
+                    reason="the SASS model needs ptxas and nvdisasm (the sass extra)")
+def test_a_divisions_consumer_waits_its_stall_cycles_as_wait_and_its_xu_results_as_short_scoreboard():
+    """ptxas's rem.u32 is ~18 SASS instructions with ~80 stall cycles and ~28 cycles of waits on its own xu results
+    (I2F, MUFU.RCP, F2I). Its consumer is held first by the stall cycles (wait), then by the result
+    (short_scoreboard): the core remembers both stretches before the last (before: the wait went to
+    short_scoreboard, 38 / 63 cycles a warp instead of 60 / 36)."""
+    from gpusim.sm.stalls import DISPATCH_STALL
+    k = gpusim.load_ptx(_REM_PTX)["k"]
+    m = sassmap.weights(_REM_PTX, "sm_90")
+    rem = next(ln for ln, ops in m.opcodes.items() if "MUFU" in ops)
+    spec = override(H100, {"n_sm": 1, "gigathread.gpcs": 1})
+    r = gpusim.launch(k, 1, 1024, np.zeros(1024, np.uint64), np.uint32(7), gpu=spec, mode="timing", model="sass")
+    pc = int(np.flatnonzero(np.asarray(r.decoded.ptx_lines) == rem)[0]) + 1        # the consumer
+    st = np.asarray(r.per_pc["stall"])[pc] / 32                          # cycles a warp
+    held = m.stall[rem] - m.weight[rem]       # ptxas's stall cycles past the line's own issue slots
+    assert st[WAIT] + st[DISPATCH_STALL] == pytest.approx(held, rel=0.15)
+    assert st[SHORT_SCOREBOARD] == pytest.approx(m.xu_chain[rem], rel=0.15)
 
 
 def _sfu_ptx():

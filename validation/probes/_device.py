@@ -176,6 +176,40 @@ def ncu_record(script: str, t0: float, results: list, stdout: str, stderr: str, 
             "ncu_stderr_tail": stderr[-2000:]}
 
 
+def ncu_probe(file: str, description: str, kernels: str, metrics: str, inner, on_gpusim, rows, code) -> dict | None:
+    """The command line of an ncu probe whose kernels also run in gpusim: `--inner` (how `under_ncu` runs it:
+    call `inner`, return None), `--gpusim [--set KEY=VALUE]` (`on_gpusim(gpu)`: its result rows on gpusim's h100,
+    SASS model) or the device (the launches of `kernels` under ncu with `metrics`, made into result rows by
+    `rows(launches)`, and `code()`: the PTX/SASS that ran). The record (written to `--out` if given) is returned."""
+    import argparse
+    import json
+    import time
+    from pathlib import Path
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--inner", action="store_true")
+    ap.add_argument("--out")
+    ap.add_argument("--gpusim", action="store_true", help="run in gpusim (h100, SASS model) instead of the GPU")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="gpusim: a preset override")
+    args = ap.parse_args()
+    if args.inner:
+        inner()
+        return None
+    name = Path(file).stem
+    if args.gpusim:
+        gpu, over = gpusim_h100(args.set)
+        doc = {"where": "gpusim (h100, SASS model)", "overrides": over, "results": on_gpusim(gpu)}
+    else:
+        t0 = time.time()
+        launches, stdout, stderr = under_ncu(file, kernels, metrics)
+        doc = ncu_record(f"validation/probes/{name}.py", t0, rows(launches), stdout, stderr, "variant")
+        doc["code"] = code()
+    doc.update({"probe": name, "description": description})
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(json.dumps(doc, indent=1) + "\n")
+    return doc
+
+
 def probe_main(inner, in_gpusim, table, record: str) -> bool:
     """The command line a probe with an ncu `--inner` run, a gpusim side and a table shares: `--inner`, `--read
     PATH` (a record's table, with gpusim's side if it holds one) and `--gpusim` (gpusim's side against the

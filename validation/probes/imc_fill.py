@@ -18,10 +18,7 @@ the record keeps the medians (and each launch's imc_miss per warp).
 """
 from __future__ import annotations
 
-import argparse
-import json
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +29,8 @@ if not hasattr(np, "row_stack"):
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from numba import cuda  # noqa: E402
+
+from validation.probes._device import kernel_code, ncu_probe  # noqa: E402
 
 STALLS = ("imc_miss", "no_instruction", "mio_throttle", "short_scoreboard", "long_scoreboard", "wait",
           "not_selected", "selected", "drain")
@@ -91,46 +90,32 @@ def on_gpusim(gpu) -> list:
     return out
 
 
+def _rows(launches: list) -> list:
+    """Per variant, the medians of its launches' metrics and cycles per warp (and each launch's imc_miss)."""
+    results = []
+    for j, v in enumerate(VARIANTS):
+        runs = launches[j * REPEATS:(j + 1) * REPEATS]
+        per = [_per_warp(m, v[2], v[3]) for _, m in runs]
+        results.append({"variant": v[0], "grid": v[2], "block": v[3], "kernel": runs[0][0], "launches": len(runs),
+                        **{k: float(np.median([m[k] for _, m in runs])) for k in runs[0][1]},
+                        **{k: float(np.median([p[k] for p in per])) for k in per[0]},
+                        "imc_miss_cycles_per_warp_each": [round(p["imc_miss_cycles_per_warp"], 1) for p in per]})
+    return results
+
+
+def _code() -> dict:
+    code = {}
+    for _, k, _, _ in VARIANTS:
+        if k.__name__ not in code:
+            d = cuda.jit(k)
+            d[1, 32](cuda.to_device(np.zeros(32, np.int64)), *SCALARS)
+            code[k.__name__] = kernel_code(d)
+    return code
+
+
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--inner", action="store_true")
-    ap.add_argument("--out")
-    ap.add_argument("--gpusim", action="store_true", help="run in gpusim (h100, SASS model) instead of the GPU")
-    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="gpusim: a preset override")
-    args = ap.parse_args()
-    if args.inner:
-        inner()
-        return
-    if args.gpusim:
-        from validation.probes._device import gpusim_h100
-        gpu, over = gpusim_h100(args.set)
-        doc = {"where": "gpusim (h100, SASS model)", "overrides": over, "results": on_gpusim(gpu)}
-    else:
-        from validation.probes._device import kernel_code, ncu_record, under_ncu
-        t0 = time.time()
-        launches, stdout, stderr = under_ncu(__file__, "regex:imc_", METRICS)
-        results = []
-        for j, v in enumerate(VARIANTS):
-            runs = launches[j * REPEATS:(j + 1) * REPEATS]
-            per = [_per_warp(m, v[2], v[3]) for _, m in runs]
-            row = {"variant": v[0], "grid": v[2], "block": v[3], "kernel": runs[0][0], "launches": len(runs),
-                   **{k: float(np.median([m[k] for _, m in runs])) for k in runs[0][1]},
-                   **{k: float(np.median([p[k] for p in per])) for k in per[0]},
-                   "imc_miss_cycles_per_warp_each": [round(p["imc_miss_cycles_per_warp"], 1) for p in per]}
-            results.append(row)
-        code = {}
-        for name, k, _, _ in VARIANTS:
-            if k.__name__ not in code:
-                d = cuda.jit(k)
-                d[1, 32](cuda.to_device(np.zeros(32, np.int64)), *SCALARS)
-                code[k.__name__] = kernel_code(d)
-        doc = ncu_record("validation/probes/imc_fill.py", t0, results, stdout, stderr, "variant")
-        doc["code"] = code
-    doc.update({"probe": "imc_fill", "description": __doc__.split("\n\n")[0]})
-    if args.out:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(json.dumps(doc, indent=1) + "\n")
-    for r in doc["results"]:
+    doc = ncu_probe(__file__, __doc__.split("\n\n")[0], "regex:imc_", METRICS, inner, on_gpusim, _rows, _code)
+    for r in doc["results"] if doc else []:
         print(f"{r['variant']:8s} cycles {r['gpc__cycles_elapsed.max']}  per warp: "
               + " ".join(f"{s} {r[f'{s}_cycles_per_warp']:.1f}" for s in ("imc_miss", "no_instruction",
                                                                           "mio_throttle", "selected")))

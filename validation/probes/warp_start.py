@@ -24,10 +24,8 @@ SM), and ncu gives its cycles and its stall mix per instruction issued:
 """
 from __future__ import annotations
 
-import argparse
 import json
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -38,6 +36,8 @@ if not hasattr(np, "row_stack"):
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from numba import cuda  # noqa: E402
+
+from validation.probes._device import kernel_code, ncu_probe  # noqa: E402
 
 N = 1 << 20
 STALLS = ("mio_throttle", "no_instruction", "drain", "long_scoreboard", "short_scoreboard", "lg_throttle",
@@ -120,38 +120,24 @@ def on_gpusim(gpu) -> list:
     return out
 
 
+def _rows(launches: list) -> list:
+    return [{"variant": v[0], "grid": v[2], "block": v[3], "kernel": name, **m}
+            for v, (name, m) in zip(VARIANTS, launches)]
+
+
+def _code() -> dict:
+    code = {}
+    for name, k, _, _ in VARIANTS:
+        if k.__name__ not in code:
+            d = cuda.jit(k)
+            d[1, 32](*(cuda.to_device(x) for x in arrays()), np.int64(N))
+            code[k.__name__] = kernel_code(d)
+    return code
+
+
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--inner", action="store_true")
-    ap.add_argument("--out")
-    ap.add_argument("--gpusim", action="store_true", help="run in gpusim (h100, SASS model) instead of the GPU")
-    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="gpusim: a preset override")
-    args = ap.parse_args()
-    if args.inner:
-        inner()
-        return
-    if args.gpusim:
-        from validation.probes._device import gpusim_h100
-        gpu, over = gpusim_h100(args.set)
-        doc = {"where": "gpusim (h100, SASS model)", "overrides": over, "results": on_gpusim(gpu)}
-    else:
-        from validation.probes._device import kernel_code, ncu_record, under_ncu
-        t0 = time.time()
-        launches, stdout, stderr = under_ncu(__file__, "regex:ws_", METRICS)
-        results = [{"variant": v[0], "grid": v[2], "block": v[3], "kernel": name, **m}
-                   for v, (name, m) in zip(VARIANTS, launches)]
-        code = {}
-        for name, k, _, _ in VARIANTS:
-            if k.__name__ not in code:
-                d = cuda.jit(k)
-                d[1, 32](*(cuda.to_device(x) for x in arrays()), np.int64(N))
-                code[k.__name__] = kernel_code(d)
-        doc = ncu_record("validation/probes/warp_start.py", t0, results, stdout, stderr, "variant", n=N)
-        doc["code"] = code
-    doc.update({"probe": "warp_start", "description": __doc__.split("\n\n")[0]})
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(doc, indent=1) + "\n")
-    for r in doc["results"]:
+    doc = ncu_probe(__file__, __doc__.split("\n\n")[0], "regex:ws_", METRICS, inner, on_gpusim, _rows, _code)
+    for r in doc["results"] if doc else []:
         print(r["variant"], {k.replace("smsp__average_warps_issue_stalled_", "").replace("_per_issue_active.ratio", ""):
                              (round(v, 2) if isinstance(v, float) else v) for k, v in r.items()
                              if k.startswith(("smsp__average", "gpc__"))})
