@@ -74,6 +74,28 @@ def dispatch_hold(ins: str, table: dict = DISPATCH_HOLD) -> int:
     return table.get(m.group(1), 0) if m else 0
 
 
+# what runs on a sub-partition's uniform-datapath pipe (ncu's pipe_uniform instructions): every U-prefixed
+# instruction but the uniform moves and constant loads (UMOV, ULDC) and the asynchronous-copy and cluster ones,
+# which go to their own units. ncu's smsp__inst_executed_pipe_uniform equals the count of these over the
+# per-SASS tables of 19 recorded kernels (validation/data/h100/ncu/sass_stalls*/; DEVIATIONS, forty-third pass).
+# The pipe's cycles per instruction (probe uniform_rate, ten loops at 16 warps a sub-partition): an add, logic op
+# or multiply-add 3 (UIADD3 / ULOP3 / UIMAD: uni_p4 61.3 cycles a step for 20, uni_l4 51.6 for 17), a shift,
+# compare or select about 1 (USHF in uni_w2 and vec_w2, UISETP and USEL in uni_r3 and vec_r2); the other
+# uniform instructions (ULEA, UPRMT, UFLO...) are not measured and take 1
+_NOT_UNIFORM_PIPE = ("UMOV", "ULDC", "UTMA", "UBLK", "UCGA", "USETMAXREG")
+UNIFORM_CYCLES = {"UIADD3": 3, "ULOP3": 3, "UIMAD": 3}
+
+
+def on_uniform(op: str) -> bool:
+    """Whether a SASS instruction (`op`, its mnemonic without modifiers) takes the uniform datapath's pipe."""
+    return op.startswith("U") and not op.startswith(_NOT_UNIFORM_PIPE)
+
+
+def uniform_cycles(op: str) -> int:
+    """Uniform-pipe cycles of one SASS instruction (`op` its mnemonic without modifiers, `on_uniform`)."""
+    return UNIFORM_CYCLES.get(op, 1)
+
+
 def on_xu(ins: str, op: str) -> bool:
     """Whether a SASS instruction (its text, and `op` its mnemonic without modifiers) runs on the xu pipe."""
     return op in XU_OPS and ".F64" not in ins

@@ -63,11 +63,13 @@ from gpusim.sasslisting import (
     control_fields,
     dispatch_hold,
     fma_cycles,
+    on_uniform,
     on_xu,
     opcode,
     parse_blocks,
     predicated_blocks,
     read_barriers,
+    uniform_cycles,
     wide_imad_waits,
     xu_chain_waits,
 )
@@ -121,7 +123,8 @@ class SassMap:
     opcodes: dict = field(default_factory=dict)       # PTX line -> {SASS opcode: count, all copies}
     pipes: dict = field(default_factory=dict)         # PTX line -> (ALU instructions, FMA-pipe cycles, MUFU
                                                       # instructions, dispatch-hold cycles, sampled-only
-                                                      # dispatch-hold cycles) per execution
+                                                      # dispatch-hold cycles, uniform-pipe cycles) per
+                                                      # execution
     spill_lines: dict = field(default_factory=dict)   # PTX line -> (spill loads, spill stores) per execution
     aggregated: list = field(default_factory=list)    # PTX lines whose global atomic ptxas warp-aggregated
     vector: dict = field(default_factory=dict)        # PTX line -> bytes per lane of its widest LDS (8 or 16)
@@ -177,7 +180,7 @@ def weights(text: str, arch: str, flags: tuple = ()) -> SassMap:
         raise LaunchError("model='sass' needs ptxas and nvdisasm: install gpusim[sass] (or gpusim[triton], which "
                           "bundles both), or set GPUSIM_PTXAS/GPUSIM_NVDISASM; model='ptx' needs nothing")
     tools = f"{ptxas.tool_version(exe)} | {ptxas.tool_version(dis)}"
-    key = hashlib.sha256(f"map41\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
+    key = hashlib.sha256(f"map43\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
     path = cache_root() / "ptxas" / f"{key}.map.json"
     if path.exists():
         return SassMap.from_json(json.loads(path.read_text()))
@@ -263,7 +266,7 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
     primary_copies: Counter = Counter()            # line -> blocks holding its load/store/atomic/FP32 itself
     work_copies: Counter = Counter()               # line -> blocks holding more of it than constant reads
     spills: dict = defaultdict(lambda: [0.0, 0.0])
-    pipe_use: dict = defaultdict(lambda: [0.0, 0.0, 0.0, 0.0, 0.0])
+    pipe_use: dict = defaultdict(lambda: [0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
     opcodes: dict = defaultdict(Counter)
     stalls: dict = defaultdict(float)
     xu_waits: dict = defaultdict(float)
@@ -313,6 +316,8 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
                 pipe_use[ln][4] += dispatch_hold(ins, DISPATCH_SAMPLED) / unroll
             elif on_xu(ins, op):
                 pipe_use[ln][2] += 1.0 / unroll
+            elif on_uniform(op):
+                pipe_use[ln][5] += uniform_cycles(op) / unroll
             if op in ("LDL", "STL") and ln not in local_lines:
                 spills[ln][0 if op == "LDL" else 1] += 1.0 / unroll
     for ln, copies in per_line_copies.items():
@@ -400,8 +405,8 @@ def pc_weights(m: SassMap, lines) -> np.ndarray:
     warp may diverge on), and at its last pc the cycles its SASS waits on its own xu results beyond the stall
     cycles (`xu_chain`), and at its last pc the cycles its SASS holds the sub-partition's dispatch after it
     (`sasslisting.dispatch_hold`), and at its last pc the cycles that hold is only sampled (`DISPATCH_SAMPLED`), and
-    at a branch's last pc the SASS instructions of the block ptxas predicated instead (`predicated_blocks`); an
-    array of shape (n, 18).
+    at a branch's last pc the SASS instructions of the block ptxas predicated instead (`predicated_blocks`), and its
+    uniform-datapath pipe cycles (`sasslisting.uniform_cycles`); an array of shape (n, 19).
     A line gpusim decodes into several pcs shares its weights and stall cycles among them (its spills and
     vector width go to its first pc, its yield to its last); a line the map does not name (no SASS came
     from it) weighs 0."""
@@ -430,5 +435,11 @@ def pc_weights(m: SassMap, lines) -> np.ndarray:
                       m.xu_chain.get(int(ln), 0.0) if last[int(ln)] == pc else 0.0,
                       m.pipes.get(int(ln), (0.0,) * 5)[3] if last[int(ln)] == pc else 0.0,
                       m.pipes.get(int(ln), (0.0,) * 5)[4] if last[int(ln)] == pc else 0.0,
-                      m.predicated.get(int(ln), 0.0) if last[int(ln)] == pc else 0.0)
-                     for pc, ln in enumerate(lines)], np.float64).reshape(-1, 18)
+                      m.predicated.get(int(ln), 0.0) if last[int(ln)] == pc else 0.0,
+                      _uniform(m.pipes.get(int(ln), ())) / per_line[int(ln)])
+                     for pc, ln in enumerate(lines)], np.float64).reshape(-1, 19)
+
+
+def _uniform(pipes: tuple) -> float:
+    """A line's uniform-pipe cycles per execution from its `pipes` entry (0 where it has none)."""
+    return pipes[5] if len(pipes) > 5 else 0.0

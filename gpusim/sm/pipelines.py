@@ -50,6 +50,14 @@ class PipelineSpec:
     ii_fp64: int = param(2, "cycles", "FP64 issue interval", (1, 10_000))
     lat_sfu: int = param(18, "cycles", "special-function unit latency (rcp, sqrt, ex2, sin...)", (1, MAX_CYCLES))
     ii_sfu: int = param(8, "cycles", "SFU issue interval (4 lanes per cycle per sub-partition)", (1, 10_000))
+    uniform_queue: int = param(6, "cycles", "the SASS model: uniform-pipe work a sub-partition's uniform datapath "
+                                            "takes in while it is busy (a line's UIADD3/UIMAD/USEL... wait only "
+                                            "while more than this is ahead of them; their cycles per instruction "
+                                            "are the SASS map's, `sasslisting.uniform_cycles`). Fitted: probe "
+                                            "uniform_rate's four uniform loops at 8 warps a sub-partition, +0.1 / "
+                                            "-2.9 / +3.8 / +8.0% with 6 cycles, +13.9 / +0.5 / +6.9 / +12.0% with "
+                                            "none (gpusim's PTX-line bundles then leave the pipe idle)",
+                               (0, MAX_CYCLES))
     lat_branch: int = param(6, "cycles", "branch resolution: a warp issues again this long after a branch",
                             (1, MAX_CYCLES))
     lat_misc: int = param(12, "cycles", "conversions, shuffles, votes and other MIO-side operations", (1, MAX_CYCLES))
@@ -120,8 +128,8 @@ class PipelineSpec:
 
     def validate(self, prefix: str = "") -> None:
         from gpusim.errors import ConfigError
-        for name in ("ii_int", "ii_int64", "lat_int64", "ii_fp32", "ii_fp64", "ii_sfu", "ii_misc", "lat_int",
-                     "lat_fp32", "lat_fp64", "lat_sfu", "lat_branch", "lat_misc", "lat_shfl", "lat_tensor",
+        for name in ("ii_int", "ii_int64", "lat_int64", "ii_fp32", "ii_fp64", "ii_sfu", "ii_misc",
+                     "lat_int", "lat_fp32", "lat_fp64", "lat_sfu", "lat_branch", "lat_misc", "lat_shfl", "lat_tensor",
                      "lat_tensor_f64", "lat_tensor_fp8", "tensor_dispatch", "fp8_dispatch", "tensor_f16",
                      "tensor_tf32", "tensor_fp8", "tensor_int8", "tensor_f64"):
             if getattr(self, name) < 1:
@@ -147,11 +155,12 @@ class PipelineSpec:
 
 Pipes = namedtuple("Pipes", "latency interval divergence_delay free_at tensor_lat tensor_ii tensor_family "
                              "tensor_hold tensor_block counters slots debt alu fma xu busy_lo busy_hi busy_n busy_head "
-                             "join lat_join xu_chain join_wait disp_hold disp_sampled predicated")
+                             "join lat_join xu_chain join_wait disp_hold disp_sampled predicated uni uni_slack")
 BUSY_RING = 32      # busy stretches remembered per pipeline (a longer wait takes their busy share)
 SLOT = 16           # `slots` is fixed point: SLOT = one SASS issue slot
 SLOTS_ISSUED = 2 * 3    # counters[SLOTS_ISSUED]: SASS issue slots taken (x SLOT), after the tensor families
 TENSOR_FAMILIES = ("hmma", "imma", "dmma")      # counters: busy cycles per family, then instructions per family
+UNI = len(oc.CLASSES)   # free_at's and the busy rings' column of the uniform datapath's pipe (the SASS model's)
 
 
 def _tensor_tables(spec, d, subpartitions):
@@ -172,15 +181,15 @@ def make_state(spec: PipelineSpec, n_subpartitions: int, lsu_latency: int, atomi
                subpartitions_per_sm: int = 4, slots=None) -> Pipes:
     """slots: per pc, the SASS instructions, ALU-pipe instructions, FMA-pipe cycles and MUFU instructions (x SLOT),
     a BSYNC flag, the cycles its SASS waits on its own xu results and the cycles it holds the sub-partition's
-    dispatch after it, the cycles such a hold is only sampled, and at a branch the SASS instructions of the block
-    ptxas predicated instead (x SLOT; shape (n, 4) to (n, 9)) of the PTX
+    dispatch after it, the cycles such a hold is only sampled, at a branch the SASS instructions of the block
+    ptxas predicated instead, and its uniform-datapath pipe cycles (x SLOT; shape (n, 4) to (n, 10)) of the PTX
     instruction (the SASS model, gpusim/sassmap.py); None: one instruction on its
     class's pipe each (the PTX model)."""
     t = spec.class_timing(lsu_latency, atomic_latency)
     lat, ii, fam, hold, block = _tensor_tables(spec, d, subpartitions_per_sm)
     n = d.n if d is not None else 1
     # `hold` is the mma.sync's dispatch hold (tensor_hold); `disp` the SASS map's IMAD.HI hold (disp_hold)
-    join, chain, disp, sampled, pred = (np.zeros(n, np.int64) for _ in range(5))
+    join, chain, disp, sampled, pred, uni = (np.zeros(n, np.int64) for _ in range(6))
     if slots is None:
         sl, alu, fma, xu = (np.full(n, SLOT, np.int64), np.full(n, -1, np.int64), np.full(n, -1, np.int64),
                             np.full(n, -1, np.int64))
@@ -199,20 +208,23 @@ def make_state(spec: PipelineSpec, n_subpartitions: int, lsu_latency: int, atomi
             sampled = np.ascontiguousarray(a[:, 7])
         if a.shape[1] > 8:
             pred = np.ascontiguousarray(a[:, 8])
+        if a.shape[1] > 9:
+            uni = np.ascontiguousarray(a[:, 9])
     if slots is not None:
         # the SASS map carries the expansion of 64-bit integer work: its pipe slots are INT slots
         t[oc.CLASSES.index("int64"), 1] = t[oc.CLASSES.index("int"), 1]
+    pipes = len(oc.CLASSES) + 1     # the classes' pipes and the uniform datapath's (UNI)
     return Pipes(t[:, 0].copy(), t[:, 1].copy(), np.int64(spec.divergence_cycles),
-                 np.zeros((n_subpartitions, len(oc.CLASSES)), np.int64), lat, ii, fam, hold, block,
+                 np.zeros((n_subpartitions, pipes), np.int64), lat, ii, fam, hold, block,
                  np.zeros(2 * len(TENSOR_FAMILIES) + 1, np.int64), sl, np.zeros(n_subpartitions, np.int64), alu, fma,
                  xu,
-                 np.zeros((n_subpartitions, len(oc.CLASSES), BUSY_RING), np.int64),
-                 np.zeros((n_subpartitions, len(oc.CLASSES), BUSY_RING), np.int64),
-                 np.zeros((n_subpartitions, len(oc.CLASSES), BUSY_RING), np.int64),
-                 np.zeros((n_subpartitions, len(oc.CLASSES)), np.int64), join,
+                 np.zeros((n_subpartitions, pipes, BUSY_RING), np.int64),
+                 np.zeros((n_subpartitions, pipes, BUSY_RING), np.int64),
+                 np.zeros((n_subpartitions, pipes, BUSY_RING), np.int64),
+                 np.zeros((n_subpartitions, pipes), np.int64), join,
                  np.int64(spec.lat_bsync if join.any() else 0),     # no joins: the core skips the check
                  chain, np.array([spec.join_wait_head, spec.join_wait_tail], np.int64), disp, sampled,
-                 pred)
+                 pred, uni, np.int64(spec.uniform_queue))
 
 
 def counters(p: Pipes) -> dict:
@@ -290,6 +302,8 @@ def accepts_at(p, sp, cls, pc):
             t = p.free_at[sp, oc.C_FP32]
         if p.xu[pc] > 0 and p.free_at[sp, oc.C_SFU] > t:
             t = p.free_at[sp, oc.C_SFU]
+        if p.uni[pc] > 0 and p.free_at[sp, UNI] - p.uni_slack > t:
+            t = p.free_at[sp, UNI] - p.uni_slack
         return t
     return p.free_at[sp, pipe_of(cls)]
 
@@ -298,6 +312,8 @@ def accepts_at(p, sp, cls, pc):
 def binding_pipe(p, sp, cls, pc):
     """The pipeline whose free cycle `accepts_at` returns for the instruction at pc."""
     if sass_pipes(p, cls, pc):
+        if p.uni[pc] > 0 and p.free_at[sp, UNI] - p.uni_slack >= accepts_at(p, sp, cls, pc):
+            return UNI
         if p.xu[pc] > 0 and (p.alu[pc] <= 0 or p.free_at[sp, oc.C_SFU] >= p.free_at[sp, oc.C_INT]) and (
                 p.fma[pc] <= 0 or p.free_at[sp, oc.C_SFU] >= p.free_at[sp, oc.C_FP32]):
             return oc.C_SFU
@@ -387,6 +403,8 @@ def occupy(p, sp, cls, pc, now):
             _busy(p, sp, oc.C_FP32, now, now + (p.interval[oc.C_FP32] * p.fma[pc] + SLOT - 1) // SLOT, fma_ins)
         if p.xu[pc] > 0:
             _busy(p, sp, oc.C_SFU, now, now + (p.interval[oc.C_SFU] * p.xu[pc] + SLOT - 1) // SLOT, p.xu[pc])
+        if p.uni[pc] > 0:   # behind what its input holds (`uniform_queue`)
+            _busy(p, sp, UNI, now, max(now, p.free_at[sp, UNI]) + (p.uni[pc] + SLOT - 1) // SLOT, p.uni[pc] // 3)
         if cls == oc.C_SFU and p.xu[pc] == 0:
             return p.latency[oc.C_FP32]     # no MUFU of its own (it shares another line's): its FMULs
         if xu_only(p, pc):

@@ -26,7 +26,7 @@ def make_units(spec, d, warps_per_sm: int, ctas_per_sm: int, record: events.Even
                                          spec.pipes.lat_s2r),
         pipes=pipelines.make_state(spec.pipes, nsm * spec.scheduler.subpartitions, spec.l1.latency,
                                    spec.l2.atomic_latency, d, spec.scheduler.subpartitions,
-                                   None if slots is None else slots[:, [0, 1, 2, 12, 13, 14, 15, 16, 17]]),
+                                   None if slots is None else slots[:, [0, 1, 2, 12, 13, 14, 15, 16, 17, 18]]),
         fetch=fetch.make_state(spec.fetch, nsm, n_warps, d, None if slots is None else slots[:, 11]),
         lsu=lsu.make_state(spec.lsu, nsm, n_warps, d.n, None if slots is None else slots[:, 3],
                            atomics.float_atomics(d), None if slots is None else slots[:, 4:6], spill_bytes,

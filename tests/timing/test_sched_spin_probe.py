@@ -4,8 +4,9 @@ reads its first clock 224 cycles (median over SMs, at most 313) after the older 
 loop trips (validation/data/h100/probe_sched_spin.json).
 
 The SASS model runs the oldest CTA strictly first (`scheduler.starve_cycles_sass` = 0). The spin loop's trip
-counter is uniform-datapath SASS (UIADD3), which takes no vector pipe, so the older block leaves the younger
-issue slots: it starts (first read 540 cycles after) and makes a few trips (0.017, fewer than the H100's 0.09).
+counter is uniform-datapath SASS (UIADD3), which takes no vector pipe (since the forty-third pass it takes the
+uniform pipe, 3 cycles an instruction, which the loop does not fill), so the older block leaves the younger issue
+slots: it starts (first read 555 cycles after) and makes a few trips (0.017, fewer than the H100's 0.09).
 Were the counter charged to the ALU, as its PTX class says, the older block would fill every slot and the younger
 would wait until it is done. The PTX model, which cannot see the uniform datapath, lets a warp that has waited
 `scheduler.starve_cycles` = 200 cycles go first, which gives the H100's share (first read 222, 0.17)."""
