@@ -11,7 +11,7 @@ instructions issued on the uniform pipe and the stall mix: cycles per uniform in
 once enough warps are in flight.
 
     python3 validation/probes/uniform_rate.py --out validation/data/h100/probe_uniform_rate_h200.json
-    python3 validation/probes/uniform_rate.py --gpusim [--set K=V] --out PATH
+    python3 validation/probes/uniform_rate.py --gpusim [--set K=V] --out PATH    (one SM, 256 steps; about 2 min)
 """
 from __future__ import annotations
 
@@ -120,11 +120,11 @@ def inner():
         print(f"variant {name} grid {grid} block {block} out0 {int(out[0])}", flush=True)
 
 
-def _derived(row: dict, grid: int, block: int) -> dict:
+def _derived(row: dict, grid: int, block: int, sms: int = 132) -> dict:
     cyc = row.get("gpc__cycles_elapsed.max") or 0
     uni = row.get("smsp__inst_executed_pipe_uniform.sum") or 0
     inst = row.get("smsp__inst_executed.sum") or 0
-    smsp = 132 * 4
+    smsp = sms * 4
     return {"warps_per_smsp": grid * block // 32 // smsp,
             "cycles_per_uniform_inst_per_smsp": cyc / (uni / smsp) if uni else None,
             "cycles_per_inst_per_smsp": cyc / (inst / smsp) if inst else None,
@@ -132,21 +132,24 @@ def _derived(row: dict, grid: int, block: int) -> dict:
 
 
 def on_gpusim(gpu) -> list:
+    """Each variant on one SM (its share of the grid: every SM runs the same), STEPS_GPUSIM steps."""
     import gpusim
+    from gpusim.presets import apply_overrides
     mod = cuda_module(source(), "uniform_rate.cu")
+    one_sm = apply_overrides(gpu, {"n_sm": 1, "gigathread.gpcs": 1})
     out = []
     for name, k, grid, block in VARIANTS:
-        r = gpusim.launch(mod[k], grid, block, np.zeros(grid * block, np.int32), SEEDS, np.int32(A), np.int32(B),
-                          np.int32(STEPS_GPUSIM),
-                          gpu=gpu, mode="timing", model="sass")
+        g = grid // 132
+        r = gpusim.launch(mod[k], g, block, np.zeros(g * block, np.int32), SEEDS, np.int32(A), np.int32(B),
+                          np.int32(STEPS_GPUSIM), gpu=one_sm, mode="timing", model="sass")
         m = r.metrics
-        row = {"variant": name, "kernel": k, "grid": grid, "block": block, "steps": STEPS_GPUSIM,
+        row = {"variant": name, "kernel": k, "grid": g, "block": block, "steps": STEPS_GPUSIM, "sms": 1,
                "gpc__cycles_elapsed.max": r.cycles,
                "smsp__inst_executed.sum": m.get("smsp__inst_executed.sum")}
         for s in STALLS:
             key = f"smsp__average_warps_issue_stalled_{s}_per_issue_active.ratio"
             row[key] = m.get(key)
-        row.update(_derived(row, grid, block))
+        row.update(_derived(row, g, block, sms=1))
         out.append(row)
         print(f"variant {name:10s} cycles {r.cycles} per instruction per sub-partition "
               f"{row['cycles_per_inst_per_smsp']:.3f}", flush=True)
@@ -167,9 +170,10 @@ def main():
                     _code)
     for r in doc["results"] if doc else []:
         per = r.get("cycles_per_uniform_inst_per_smsp")
-        print(f"{r['variant']:10s} cycles {r['gpc__cycles_elapsed.max']:9.0f}  per uniform inst "
-              f"{per if per is None else round(per, 2)}  math_pipe_throttle "
-              f"{r.get('smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio')}")
+        print(f"{r['variant']:10s} cycles {r['gpc__cycles_elapsed.max']:9.0f}  per instruction "
+              f"{r['cycles_per_inst_per_smsp']:.2f}  per uniform instruction "
+              f"{'-' if per is None else round(per, 2)}  math_pipe_throttle "
+              f"{r.get('smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio') or 0:.2f}")
 
 
 if __name__ == "__main__":
