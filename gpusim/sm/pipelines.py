@@ -161,6 +161,8 @@ SLOT = 16           # `slots` is fixed point: SLOT = one SASS issue slot
 SLOTS_ISSUED = 2 * 3    # counters[SLOTS_ISSUED]: SASS issue slots taken (x SLOT), after the tensor families
 TENSOR_FAMILIES = ("hmma", "imma", "dmma")      # counters: busy cycles per family, then instructions per family
 UNI = len(oc.CLASSES)   # free_at's and the busy rings' column of the uniform datapath's pipe (the SASS model's)
+UNI_ISSUE = 3           # the map gives a line's uniform-pipe cycles, not its instructions: the busy ring counts one
+                        # issue per 3 of them (an add's, logic op's or multiply-add's, sasslisting.UNIFORM_CYCLES)
 
 
 def _tensor_tables(spec, d, subpartitions):
@@ -404,7 +406,8 @@ def occupy(p, sp, cls, pc, now):
         if p.xu[pc] > 0:
             _busy(p, sp, oc.C_SFU, now, now + (p.interval[oc.C_SFU] * p.xu[pc] + SLOT - 1) // SLOT, p.xu[pc])
         if p.uni[pc] > 0:   # behind what its input holds (`uniform_queue`)
-            _busy(p, sp, UNI, now, max(now, p.free_at[sp, UNI]) + (p.uni[pc] + SLOT - 1) // SLOT, p.uni[pc] // 3)
+            _busy(p, sp, UNI, now, max(now, p.free_at[sp, UNI]) + (p.uni[pc] + SLOT - 1) // SLOT,
+                  p.uni[pc] // UNI_ISSUE)
         if cls == oc.C_SFU and p.xu[pc] == 0:
             return p.latency[oc.C_FP32]     # no MUFU of its own (it shares another line's): its FMULs
         if xu_only(p, pc):
