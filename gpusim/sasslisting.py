@@ -170,6 +170,42 @@ def xu_chain_waits(blk: list, lines: list) -> list:
     return out
 
 
+# A sub-partition's register file reads a warp's source registers from two banks (register number mod 2), one
+# register a bank a cycle; a full-rate FP32 instruction (one a cycle on the FMA pipe: FFMA, FADD, FMUL and the
+# half2 forms) that needs two registers of one bank holds the dispatch a cycle longer. A register the previous
+# instruction marked `.reuse` in the same operand slot comes from the operand reuse cache instead, where that one
+# let it issue the next cycle (1 stall cycle); after a longer stall other warps have issued in between. Probe
+# chain_rate (H200, validation/data/h100/probe_chain_rate_h200.json), cycles a trip of 16 dependent
+# instructions at 8 warps a sub-partition: `FFMA R0, R0, R4, R5` 268.7 (R0 and R4 in one bank: two cycles
+# each), `FFMA R0, R0, R9, 0.5` 157.8, `FADD R0, R0, UR5` 157.3 (one cycle each); two chains whose second FFMA
+# reads R4 and R5 from the reuse cache 204.4. ncu samples the waiting warps as dispatch_stall (3.89 cycles per
+# instruction) and wait. Half-rate instructions (IMAD, the ALU pipe's) read over their two cycles (imad_w8
+# 261.3, gpusim 262.6 without it).
+REGISTER_BANKS = 2
+_SRC_REG = re.compile(r"(?<![\w.])R(\d+)((?:\.\w+)*)")
+
+
+def bank_conflicts(blk: list) -> list:
+    """Per SASS instruction of a block (`parse_blocks`: text, line, control bits), the cycles it holds its
+    sub-partition's dispatch to read its source registers beyond one a bank (`REGISTER_BANKS`)."""
+    out = [0] * len(blk)
+    prev_reuse, prev_stall = set(), 99
+    for i, (ins, _, ctrl) in enumerate(blk):
+        op, reuse = opcode(ins), set()
+        if FMA_OPS.get(op) == 1 and ".MMA" not in ins:
+            banks: dict = {}
+            for slot, operand in enumerate(_sources(ins).split(",")):
+                for m in _SRC_REG.finditer(operand):
+                    r = int(m.group(1))
+                    if ".reuse" in m.group(2):
+                        reuse.add((slot, r))
+                    if prev_stall > 1 or (slot, r) not in prev_reuse:
+                        banks.setdefault(r % REGISTER_BANKS, set()).add(r)
+            out[i] = max(0, max((len(v) for v in banks.values()), default=0) - 1)
+        prev_reuse, prev_stall = reuse, (control_fields(ctrl)[0] if ctrl is not None else 99)
+    return out
+
+
 def fma_cycles(ins: str, op: str) -> int:
     """FMA-pipe cycles of one SASS instruction (`op`: its mnemonic without modifiers, in `FMA_OPS`)."""
     return 4 if op == "IMAD" and _WIDE_IMAD.match(ins) else FMA_OPS[op]

@@ -59,6 +59,7 @@ from gpusim.sasslisting import (
     DISPATCH_SAMPLED,
     FMA_OPS,
     XU_OPS,
+    bank_conflicts,
     block_lines,
     control_fields,
     dispatch_hold,
@@ -180,7 +181,7 @@ def weights(text: str, arch: str, flags: tuple = ()) -> SassMap:
         raise LaunchError("model='sass' needs ptxas and nvdisasm: install gpusim[sass] (or gpusim[triton], which "
                           "bundles both), or set GPUSIM_PTXAS/GPUSIM_NVDISASM; model='ptx' needs nothing")
     tools = f"{ptxas.tool_version(exe)} | {ptxas.tool_version(dis)}"
-    key = hashlib.sha256(f"map43\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
+    key = hashlib.sha256(f"map44\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
     path = cache_root() / "ptxas" / f"{key}.map.json"
     if path.exists():
         return SassMap.from_json(json.loads(path.read_text()))
@@ -290,6 +291,7 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
                 work_copies[ln] += ln in work
         extra = wide_imad_waits(blk)
         chain = xu_chain_waits(blk, lines)
+        conflicts = bank_conflicts(blk)
         for k, ((ins, _, ctrl), ln) in enumerate(zip(blk, lines)):
             if ln is not None and ins.startswith("ULDC"):       # the first read of each constant-bank block
                 c = _ULDC.match(ins)
@@ -312,7 +314,7 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
                 pipe_use[ln][0] += 1.0 / unroll
             elif op in FMA_OPS:
                 pipe_use[ln][1] += fma_cycles(ins, op) / unroll
-                pipe_use[ln][3] += dispatch_hold(ins) / unroll
+                pipe_use[ln][3] += (dispatch_hold(ins) + conflicts[k]) / unroll
                 pipe_use[ln][4] += dispatch_hold(ins, DISPATCH_SAMPLED) / unroll
             elif on_xu(ins, op):
                 pipe_use[ln][2] += 1.0 / unroll
