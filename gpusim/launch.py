@@ -231,7 +231,7 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
         elif sass.spill_stores > 0:
             d = k.decoded_stores_kept
         per_pc = sassmap.pc_weights(smap, d.ins[:, oc.F_LINE])
-        # (pc, 19): slots, ALU, FMA, aggregated flag, spill loads, spill stores (x SLOT but the flag), and
+        # (pc, 20): slots, ALU, FMA, aggregated flag, spill loads, spill stores (x SLOT but the flag), and
         # the bytes per lane of the vector shared load ptxas made of the line (0: none; -1: a line with no SASS
         # of its own, a load of it merged into another line's vector load)
         slots = np.rint(per_pc * SLOT).astype(np.int64)
@@ -247,6 +247,7 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
         # 16: the cycles (x SLOT) such a hold is only sampled (an IMAD.WIDE's)
         # 17: at a branch, the SASS instructions (x SLOT) of the block ptxas predicated instead of jumping over it
         # 18: its uniform-datapath pipe cycles (x SLOT)
+        # 19: the cycles (x SLOT) its register reads hold the other warps' dispatch (register-bank conflicts)
     if mode == "timing" and regs_per_thread is None and d.regs_per_thread > spec.sm.max_regs_per_thread:
         # ptxas never allocates more than the maximum: it spills the rest to local memory. The
         # estimate is capped the same way (the PTX model does not time the spill traffic; the SASS model does).

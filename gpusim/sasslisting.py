@@ -185,24 +185,40 @@ REGISTER_BANKS = 2
 _SRC_REG = re.compile(r"(?<![\w.])R(\d+)((?:\.\w+)*)")
 
 
+def _bank_reads(ins: str, prev_reuse: set, prev_stall: int) -> tuple[dict, set]:
+    """(the registers one SASS instruction reads from each bank, the operands it marks `.reuse`), given those the
+    instruction before it marked and that one's stall cycles."""
+    banks: dict = {}
+    reuse = set()
+    for slot, operand in enumerate(_sources(ins).split(",")):
+        for m in _SRC_REG.finditer(operand):
+            r = int(m.group(1))
+            if ".reuse" in m.group(2):
+                reuse.add((slot, r))
+            if prev_stall > 1 or (slot, r) not in prev_reuse:
+                banks.setdefault(r % REGISTER_BANKS, set()).add(r)
+    return banks, reuse
+
+
 def bank_conflicts(blk: list) -> list:
-    """Per SASS instruction of a block (`parse_blocks`: text, line, control bits), the cycles it holds its
-    sub-partition's dispatch to read its source registers beyond one a bank (`REGISTER_BANKS`)."""
-    out = [0] * len(blk)
-    prev_reuse, prev_stall = set(), 99
-    for i, (ins, _, ctrl) in enumerate(blk):
-        op, reuse = opcode(ins), set()
-        if FMA_OPS.get(op) == 1 and ".MMA" not in ins:
-            banks: dict = {}
-            for slot, operand in enumerate(_sources(ins).split(",")):
-                for m in _SRC_REG.finditer(operand):
-                    r = int(m.group(1))
-                    if ".reuse" in m.group(2):
-                        reuse.add((slot, r))
-                    if prev_stall > 1 or (slot, r) not in prev_reuse:
-                        banks.setdefault(r % REGISTER_BANKS, set()).add(r)
-            out[i] = max(0, max((len(v) for v in banks.values()), default=0) - 1)
-        prev_reuse, prev_stall = reuse, (control_fields(ctrl)[0] if ctrl is not None else 99)
+    """Per SASS instruction of a block (`parse_blocks`: text, line, control bits): (the cycles it holds its
+    sub-partition's dispatch to read its source registers beyond one a bank (`REGISTER_BANKS`), whether they hold
+    its warp's next instruction too: one that issues the next cycle and reads only the banks it reads twice)."""
+    stall = [control_fields(ctrl)[0] if ctrl is not None else 99 for _, _, ctrl in blk]
+    reads, prev_reuse, prev_stall = [], set(), 99
+    for (ins, _, _), st in zip(blk, stall):
+        banks, prev_reuse = _bank_reads(ins, prev_reuse, prev_stall)
+        reads.append(banks)
+        prev_stall = st
+    out = []
+    for i, (ins, _, _) in enumerate(blk):
+        k, own = 0, False
+        if FMA_OPS.get(opcode(ins)) == 1 and ".MMA" not in ins:
+            k = max(0, max((len(v) for v in reads[i].values()), default=0) - 1)
+            if k > 0 and i + 1 < len(blk) and stall[i] <= 1:
+                hot = {b for b, regs in reads[i].items() if len(regs) > 1}
+                own = bool(reads[i + 1]) and set(reads[i + 1]) <= hot
+        out.append((k, own))
     return out
 
 

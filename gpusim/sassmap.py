@@ -181,7 +181,7 @@ def weights(text: str, arch: str, flags: tuple = ()) -> SassMap:
         raise LaunchError("model='sass' needs ptxas and nvdisasm: install gpusim[sass] (or gpusim[triton], which "
                           "bundles both), or set GPUSIM_PTXAS/GPUSIM_NVDISASM; model='ptx' needs nothing")
     tools = f"{ptxas.tool_version(exe)} | {ptxas.tool_version(dis)}"
-    key = hashlib.sha256(f"map44\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
+    key = hashlib.sha256(f"map50\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
     path = cache_root() / "ptxas" / f"{key}.map.json"
     if path.exists():
         return SassMap.from_json(json.loads(path.read_text()))
@@ -267,7 +267,7 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
     primary_copies: Counter = Counter()            # line -> blocks holding its load/store/atomic/FP32 itself
     work_copies: Counter = Counter()               # line -> blocks holding more of it than constant reads
     spills: dict = defaultdict(lambda: [0.0, 0.0])
-    pipe_use: dict = defaultdict(lambda: [0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+    pipe_use: dict = defaultdict(lambda: [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
     opcodes: dict = defaultdict(Counter)
     stalls: dict = defaultdict(float)
     xu_waits: dict = defaultdict(float)
@@ -314,7 +314,9 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
                 pipe_use[ln][0] += 1.0 / unroll
             elif op in FMA_OPS:
                 pipe_use[ln][1] += fma_cycles(ins, op) / unroll
-                pipe_use[ln][3] += (dispatch_hold(ins) + conflicts[k]) / unroll
+                pipe_use[ln][3] += dispatch_hold(ins) / unroll
+                # a bank conflict: every warp waits for its reads, or only the others (sm/scheduler.py)
+                pipe_use[ln][3 if conflicts[k][1] else 6] += conflicts[k][0] / unroll
                 pipe_use[ln][4] += dispatch_hold(ins, DISPATCH_SAMPLED) / unroll
             elif on_xu(ins, op):
                 pipe_use[ln][2] += 1.0 / unroll
@@ -397,18 +399,17 @@ def _kept_copies(blocks, per_block, depth, loops, text) -> set:
 
 
 def pc_weights(m: SassMap, lines) -> np.ndarray:
-    """Per pc of a decoded program (`lines[pc]`: its PTX line): the SASS instructions it issues per
-    execution, its ALU-pipe instructions, its FMA-pipe cycles, 1 for a warp-aggregated atomic, and the
-    spill loads and stores ptxas put on its line, the bytes per lane of its widest vector shared load,
-    ptxas's stall cycles for its SASS, 1 where its last SASS instruction yields, and the read barriers
-    (bit masks, `read_barriers`) its SASS sets and, at its first pc, waits on, and at its first pc the
-    constant-bank blocks its ULDCs read first (a bit mask), its MUFU instructions (the SFU pipe's), and at its
-    first pc 1 where its SASS holds a BSYNC (ptxas's convergence barrier: the line opens the join of a branch a
-    warp may diverge on), and at its last pc the cycles its SASS waits on its own xu results beyond the stall
-    cycles (`xu_chain`), and at its last pc the cycles its SASS holds the sub-partition's dispatch after it
-    (`sasslisting.dispatch_hold`), and at its last pc the cycles that hold is only sampled (`DISPATCH_SAMPLED`), and
-    at a branch's last pc the SASS instructions of the block ptxas predicated instead (`predicated_blocks`), and its
-    uniform-datapath pipe cycles (`sasslisting.uniform_cycles`); an array of shape (n, 19).
+    """Per pc of a decoded program (`lines[pc]`: its PTX line), an array of shape (n, 20): the SASS instructions it
+    issues per execution, its ALU-pipe instructions, FMA-pipe cycles, 1 for a warp-aggregated atomic, the spill loads
+    and stores ptxas put on its line, the bytes per lane of its widest vector shared load, ptxas's stall cycles, 1
+    where its last SASS yields, the read barriers (bit masks, `read_barriers`) its SASS sets and (first pc) waits
+    on, (first pc) the constant-bank blocks its ULDCs read first (bit mask), its MUFU instructions, (first pc) 1
+    where its SASS holds a BSYNC (it opens the join of a branch a warp may diverge on), and at its last pc: the
+    cycles its SASS waits on its own xu results beyond the stall cycles (`xu_chain`), holds the sub-partition's
+    dispatch after it (`sasslisting.dispatch_hold`, and a bank conflict that holds its own warp too), such a hold
+    only sampled (`DISPATCH_SAMPLED`), at a branch the SASS of the block ptxas predicated instead
+    (`predicated_blocks`); its uniform-pipe cycles (`sasslisting.uniform_cycles`); at its last pc the cycles its
+    register reads hold the other warps' dispatch (`sasslisting.bank_conflicts`).
     A line gpusim decodes into several pcs shares its weights and stall cycles among them (its spills and
     vector width go to its first pc, its yield to its last); a line the map does not name (no SASS came
     from it) weighs 0."""
@@ -438,10 +439,11 @@ def pc_weights(m: SassMap, lines) -> np.ndarray:
                       m.pipes.get(int(ln), (0.0,) * 5)[3] if last[int(ln)] == pc else 0.0,
                       m.pipes.get(int(ln), (0.0,) * 5)[4] if last[int(ln)] == pc else 0.0,
                       m.predicated.get(int(ln), 0.0) if last[int(ln)] == pc else 0.0,
-                      _uniform(m.pipes.get(int(ln), ())) / per_line[int(ln)])
-                     for pc, ln in enumerate(lines)], np.float64).reshape(-1, 19)
+                      _pipe(m.pipes.get(int(ln), ()), 5) / per_line[int(ln)],
+                      _pipe(m.pipes.get(int(ln), ()), 6) if last[int(ln)] == pc else 0.0)
+                     for pc, ln in enumerate(lines)], np.float64).reshape(-1, 20)
 
 
-def _uniform(pipes: tuple) -> float:
-    """A line's uniform-pipe cycles per execution from its `pipes` entry (0 where it has none)."""
-    return pipes[5] if len(pipes) > 5 else 0.0
+def _pipe(pipes: tuple, k: int) -> float:
+    """Entry k of a line's `pipes` (0 where a map from before it has none)."""
+    return pipes[k] if len(pipes) > k else 0.0

@@ -155,7 +155,7 @@ class PipelineSpec:
 
 Pipes = namedtuple("Pipes", "latency interval divergence_delay free_at tensor_lat tensor_ii tensor_family "
                              "tensor_hold tensor_block counters slots debt alu fma xu busy_lo busy_hi busy_n busy_head "
-                             "join lat_join xu_chain join_wait disp_hold disp_sampled predicated uni uni_slack")
+                             "join lat_join xu_chain join_wait disp_hold disp_sampled predicated uni uni_slack bank")
 BUSY_RING = 32      # busy stretches remembered per pipeline (a longer wait takes their busy share)
 SLOT = 16           # `slots` is fixed point: SLOT = one SASS issue slot
 SLOTS_ISSUED = 2 * 3    # counters[SLOTS_ISSUED]: SASS issue slots taken (x SLOT), after the tensor families
@@ -184,14 +184,15 @@ def make_state(spec: PipelineSpec, n_subpartitions: int, lsu_latency: int, atomi
     """slots: per pc, the SASS instructions, ALU-pipe instructions, FMA-pipe cycles and MUFU instructions (x SLOT),
     a BSYNC flag, the cycles its SASS waits on its own xu results and the cycles it holds the sub-partition's
     dispatch after it, the cycles such a hold is only sampled, at a branch the SASS instructions of the block
-    ptxas predicated instead, and its uniform-datapath pipe cycles (x SLOT; shape (n, 4) to (n, 10)) of the PTX
+    ptxas predicated instead, its uniform-datapath pipe cycles (x SLOT) and the cycles its register reads hold the other
+    warps' dispatch (`bank`; shape (n, 4) to (n, 11)) of the PTX
     instruction (the SASS model, gpusim/sassmap.py); None: one instruction on its
     class's pipe each (the PTX model)."""
     t = spec.class_timing(lsu_latency, atomic_latency)
     lat, ii, fam, hold, block = _tensor_tables(spec, d, subpartitions_per_sm)
     n = d.n if d is not None else 1
     # `hold` is the mma.sync's dispatch hold (tensor_hold); `disp` the SASS map's IMAD.HI hold (disp_hold)
-    join, chain, disp, sampled, pred, uni = (np.zeros(n, np.int64) for _ in range(6))
+    join, chain, disp, sampled, pred, uni, bank = (np.zeros(n, np.int64) for _ in range(7))
     if slots is None:
         sl, alu, fma, xu = (np.full(n, SLOT, np.int64), np.full(n, -1, np.int64), np.full(n, -1, np.int64),
                             np.full(n, -1, np.int64))
@@ -212,6 +213,8 @@ def make_state(spec: PipelineSpec, n_subpartitions: int, lsu_latency: int, atomi
             pred = np.ascontiguousarray(a[:, 8])
         if a.shape[1] > 9:
             uni = np.ascontiguousarray(a[:, 9])
+        if a.shape[1] > 10:
+            bank = np.ascontiguousarray(a[:, 10])
     if slots is not None:
         # the SASS map carries the expansion of 64-bit integer work: its pipe slots are INT slots
         t[oc.CLASSES.index("int64"), 1] = t[oc.CLASSES.index("int"), 1]
@@ -226,7 +229,7 @@ def make_state(spec: PipelineSpec, n_subpartitions: int, lsu_latency: int, atomi
                  np.zeros((n_subpartitions, pipes), np.int64), join,
                  np.int64(spec.lat_bsync if join.any() else 0),     # no joins: the core skips the check
                  chain, np.array([spec.join_wait_head, spec.join_wait_tail], np.int64), disp, sampled,
-                 pred, uni, np.int64(spec.uniform_queue))
+                 pred, uni, np.int64(spec.uniform_queue), bank)
 
 
 def counters(p: Pipes) -> dict:

@@ -101,8 +101,16 @@ Scheduler = namedtuple("Scheduler", "policy group_size subpartitions warps_per_s
 # free_slots: scratch for the warp slots a CTA being placed takes; join_split: per warp, a join's hold not yet
 # charged (`hold_join`): the end of the hold before it and that hold's reason, the ends of its stretches of wait,
 # branch_resolving and wait (the last 0: none); held: per sub-partition, the last HELD_RING stretches its dispatch
-# was held (`hold_dispatch`: [start, end) each), held_head the slot of the newest
+# was held (`hold_dispatch`: [start, end) and the holding warp each), held_head the slot of the newest
 HELD_RING = 16
+
+
+def _held_ring(nsp: int) -> np.ndarray:
+    """Per sub-partition, HELD_RING stretches [start, end) its dispatch was held and the warp whose register reads
+    held it (-1: held for every warp)."""
+    ring = np.zeros((nsp, HELD_RING, 3), np.int64)
+    ring[:, :, 2] = -1
+    return ring
 
 
 def make_state(spec: SchedulerSpec, n_sm: int, warps_per_sm: int, n_pcs: int, control=None) -> Scheduler:
@@ -120,7 +128,7 @@ def make_state(spec: SchedulerSpec, n_sm: int, warps_per_sm: int, n_pcs: int, co
                      z(n_pcs) if control is None else np.ascontiguousarray(control[:, 1]),
                      np.int64(spec.starve_cycles if control is None else spec.starve_cycles_sass),
                      np.full(n_warps, -1, np.int64), z(n_sm), z(n_sm), z(warps_per_sm), z(n_warps, 5),
-                     z(nsp, HELD_RING, 2), z(nsp))
+                     _held_ring(nsp), z(nsp))
 
 
 # ------------------------------------------------------------------ policies: smaller key issues first
@@ -223,10 +231,11 @@ def hold_join(s, w, now, until, head, tail):
 
 
 @njit(inline="always")
-def hold_dispatch(s, sp, start, end, block):
+def hold_dispatch(s, sp, start, end, block, holder=-1):
     """Sub-partition sp dispatches nothing in [start, end) (an IMAD.HI's hold, sm/pipelines.py `disp_hold`): a
     warp that waits for an issue slot there is sampled as dispatch_stall (probe dispatch_pairs). block False: the
-    stretch is only sampled so (an IMAD.WIDE's, `disp_sampled`), the sub-partition dispatches on."""
+    stretch is only sampled so (an IMAD.WIDE's, `disp_sampled`), the sub-partition dispatches on. holder >= 0:
+    warp `holder`'s register reads hold it (`bank`): only the other warps wait (`reads_held_until`)."""
     h = s.held_head[sp]
     start = max(start, s.held[sp, h, 1])
     if end <= start:
@@ -234,14 +243,26 @@ def hold_dispatch(s, sp, start, end, block):
     h = (h + 1) % HELD_RING
     s.held[sp, h, 0] = start
     s.held[sp, h, 1] = end
+    s.held[sp, h, 2] = holder
     s.held_head[sp] = h
     if block and s.next_event[sp] < end:
         s.next_event[sp] = end
 
 
 @njit(inline="always")
-def _held(s, sp, a, b):
-    """Cycles of [a, b) in which sub-partition sp's dispatch was held."""
+def reads_held_until(s, sp, w, now):
+    """The cycle another warp's register reads stop holding sub-partition sp's dispatch for warp w (0: they
+    do not hold it at `now`)."""
+    h = s.held_head[sp]
+    holder = s.held[sp, h, 2]
+    if holder >= 0 and holder != w and s.held[sp, h, 1] > now:
+        return s.held[sp, h, 1]
+    return 0
+
+
+@njit(inline="always")
+def _held(s, sp, a, b, w=-1):
+    """Cycles of [a, b) in which sub-partition sp's dispatch was held for warp w."""
     n = 0
     h = s.held_head[sp]
     if s.held[sp, h, 1] <= a:
@@ -250,6 +271,8 @@ def _held(s, sp, a, b):
         x, y = s.held[sp, (h - k) % HELD_RING, 0], s.held[sp, (h - k) % HELD_RING, 1]
         if y <= a:
             break
+        if s.held[sp, (h - k) % HELD_RING, 2] == w and w >= 0:     # its own reads: not held for it
+            continue
         lo, hi = max(x, a), min(y, b)
         if hi > lo:
             n += hi - lo
@@ -257,13 +280,13 @@ def _held(s, sp, a, b):
 
 
 @njit(inline="always")
-def _charge(s, pc, reason, a, b, sp=-1):
+def _charge(s, pc, reason, a, b, sp=-1, w=-1):
     """[a, b) to `reason`; with sp, what of it a warp ready to issue (wait, not_selected, math_pipe_throttle) lost
     to sub-partition sp's held dispatch to dispatch_stall."""
     if b > a:
         h = 0
         if sp >= 0 and (reason == WAIT or reason == NOT_SELECTED or reason == MATH_PIPE_THROTTLE):
-            h = _held(s, sp, a, b)
+            h = _held(s, sp, a, b, w)
         s.stall[reason] += b - a - h
         s.pc_stall[pc, reason] += b - a - h
         s.stall[DISPATCH_STALL] += h
@@ -285,20 +308,20 @@ def account(s, w, pc, now, eligible_at, reason, issued, split_at, split_reason, 
         j = s.join_split[w]
         a, b = min(max(j[0], t0), now), min(max(j[2], t0), now)
         c, d = min(max(j[3], t0), now), min(max(j[4], t0), now)
-        _charge(s, pc, j[1], t0, a, sp)
-        _charge(s, pc, WAIT, a, b, sp)
+        _charge(s, pc, j[1], t0, a, sp, w)
+        _charge(s, pc, WAIT, a, b, sp, w)
         _charge(s, pc, BRANCH_RESOLVING, b, c)
-        _charge(s, pc, WAIT, c, d, sp)
+        _charge(s, pc, WAIT, c, d, sp, w)
         t0 = d
     s.join_split[w, 4] = 0
     a = min(max(eligible_at, t0), now)
     b = min(max(split_at, t0), a)
     b0 = min(max(split0_at, t0), b)
-    _charge(s, pc, split0_reason, t0, b0, sp)
-    _charge(s, pc, split_reason, b0, b, sp)
+    _charge(s, pc, split0_reason, t0, b0, sp, w)
+    _charge(s, pc, split_reason, b0, b, sp, w)
     k = max(min(a - b, keep), 0)
-    _charge(s, pc, reason, b, b + k, sp)
-    _charge(s, pc, NOT_SELECTED, b + k, now, sp)
+    _charge(s, pc, reason, b, b + k, sp, w)
+    _charge(s, pc, NOT_SELECTED, b + k, now, sp, w)
     if issued:
         s.stall[SELECTED] += 1
         s.pc_stall[pc, SELECTED] += 1

@@ -44,6 +44,7 @@ from gpusim.sm.scheduler import (
     hold_dispatch,
     hold_join,
     priority,
+    reads_held_until,
     slot_warp,
     subpartition_of,
     wake,
@@ -280,6 +281,9 @@ def issue(P, M, U, counters, w, pc, now):
     elif U.pipes.disp_sampled[pc] > 0:  # an IMAD.WIDE: its hold is in its pipe's and reader's times, sampled here
         start = now + 1 + max(extra, 0)
         hold_dispatch(s, sp, start, start + (U.pipes.disp_sampled[pc] + SLOT - 1) // SLOT, False)
+    if U.pipes.bank[pc] > 0:    # its register reads (a bank conflict) hold the other warps' dispatch, not its own
+        start = now + 1 + max(extra, 0)
+        hold_dispatch(s, sp, start, start + (U.pipes.bank[pc] + SLOT - 1) // SLOT, False, w)
     if s.wait_cycles[pc] > 0:       # the SASS model: ptxas's stall cycles on the line's SASS
         t = now + (s.wait_cycles[pc] + SLOT - 1) // SLOT
         if s.ready_at[w] < t:
@@ -352,10 +356,11 @@ def issue_subpartition(P, M, U, counters, sp, now):
                 nxt = s.next_bound[w]
             continue
         e, reason, pc, split, split_reason, split0, split0_reason = earliest(P, M, U, w, sm, sp, now)
-        s.next_bound[w] = e
+        held = reads_held_until(s, sp, w, now)      # another warp's register reads hold the dispatch
+        s.next_bound[w] = max(e, held)
         if U.events.on != 0:
             note_hold(U.events, w, sampled_as(P, pc, reason, pc >= 0 and xu_only(U.pipes, pc)))
-        if e <= now:
+        if e <= now and held <= now:
             if s.starve > 0 and s.eligible_since[w] < 0:      # the starvation guard's clock
                 s.eligible_since[w] = e
             key = priority(s, w, j, last, last_slot, nslots, now)
@@ -363,8 +368,8 @@ def issue_subpartition(P, M, U, counters, sp, now):
                 best, best_key, best_pc, best_e, best_reason = w, key, pc, e, reason
                 best_split, best_split_reason = split, split_reason
                 best_split0, best_split0_reason = split0, split0_reason
-        elif e < nxt:
-            nxt = e
+        elif max(e, held) < nxt:
+            nxt = max(e, held)
     if best < 0:
         s.next_event[sp] = nxt
         return 0

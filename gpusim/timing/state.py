@@ -16,7 +16,8 @@ def make_units(spec, d, warps_per_sm: int, ctas_per_sm: int, record: events.Even
     slots, ALU, FMA, aggregated, spill loads, spill stores, vector shared bytes, stall cycles, yield, read
     barriers set and waited on, constant-bank blocks its ULDCs read first, MUFU instructions, a BSYNC at the
     line's first pc, the cycles its SASS waits on its own xu results, the cycles it holds the dispatch and the
-    cycles such a hold is only sampled, at a branch the SASS of the block ptxas predicated instead);
+    cycles such a hold is only sampled, at a branch the SASS of the block ptxas predicated instead, its
+    uniform-pipe cycles, the cycles its register reads hold the other warps' dispatch);
     spill_bytes: each thread's spill area."""
     nsm, n_warps = spec.n_sm, spec.n_sm * warps_per_sm
     return Units(
@@ -26,7 +27,7 @@ def make_units(spec, d, warps_per_sm: int, ctas_per_sm: int, record: events.Even
                                          spec.pipes.lat_s2r),
         pipes=pipelines.make_state(spec.pipes, nsm * spec.scheduler.subpartitions, spec.l1.latency,
                                    spec.l2.atomic_latency, d, spec.scheduler.subpartitions,
-                                   None if slots is None else slots[:, [0, 1, 2, 12, 13, 14, 15, 16, 17, 18]]),
+                                   None if slots is None else slots[:, [0, 1, 2, 12, 13, 14, 15, 16, 17, 18, 19]]),
         fetch=fetch.make_state(spec.fetch, nsm, n_warps, d, None if slots is None else slots[:, 11]),
         lsu=lsu.make_state(spec.lsu, nsm, n_warps, d.n, None if slots is None else slots[:, 3],
                            atomics.float_atomics(d), None if slots is None else slots[:, 4:6], spill_bytes,

@@ -93,7 +93,7 @@ def test_unrolled_copies_count_once_per_execution_and_spills_are_found():
     assert m.weight[21] == pytest.approx(1.0)
     assert m.weight[22] == pytest.approx(1.0)                 # IADD3 + IMAD.X, per 2 iterations
     assert m.spill_lines == {23: (0.0, 0.5)}                  # an STL with no st.local in the PTX line
-    assert m.pipes[22] == pytest.approx((0.5, 1.0, 0.0, 0.0, 0.0, 0.0))     # IADD3 on the ALU pipe, IMAD.X 2 FMA cycles
+    assert m.pipes[22] == pytest.approx((0.5, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0))     # IADD3 on the ALU pipe, IMAD.X 2 FMA cycles
     assert m.total == 11 and m.unmapped == 0
 
 
@@ -318,7 +318,7 @@ def test_work_hoisted_from_an_inner_loop_to_the_outer_one_is_not_counted_per_inn
     assert sassmap.ptx_loops(NESTED_PTX) == [(3, 11), (5, 9)]
     m = sassmap.build(blocks, NESTED_PTX, depth)
     assert m.opcodes[6] == {"IADD3": 1}          # the outer loop's IMAD and SHF are no copy of the inner line
-    assert m.weight[6] == 1.0 and m.pipes[6] == (1.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    assert m.weight[6] == 1.0 and m.pipes[6] == (1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
     assert m.weight[4] == 1.0 and m.weight[10] == 1.0    # outer-loop lines keep their outer SASS
 
 
@@ -355,7 +355,7 @@ def test_a_line_split_over_blocks_on_one_path_counts_all_its_pieces():
     blocks, depth = sasslisting.parse_blocks(SPLIT_LISTING)
     m = sassmap.build(blocks, SPLIT_PTX, depth)
     assert m.weight[4] == 5.0
-    assert m.weight[3] == 3.0 and m.pipes[3] == (2.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    assert m.weight[3] == 3.0 and m.pipes[3] == (2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 
 DIV64 = """.version 8.0

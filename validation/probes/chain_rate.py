@@ -13,6 +13,9 @@ at 1, 2, 3, 4 and 8 warps per sub-partition, one CTA per SM:
   ffma2    two independent FFMA chains, interleaved
   iadd     x = x + k (k a launch parameter; IADD3)
   imad     x = x * k + j  (IMAD)
+  fvba     v = fmaf(v, b, a)   (the multiplicands' registers both odd)
+  fabv     v = fmaf(a, b, v)   (the chain in the addend: a multiplicand and the addend in one bank)
+  fuvb     v = fmaf(u, v, b)   (u another thread value; b a uniform register)
 
 ncu gives the cycles and the stall mix; cycles a trip = cycles / STEPS.
 
@@ -49,7 +52,8 @@ _TEMPLATE = """extern "C" __global__ void {N}(float* out, float a, float b, int 
 """
 _BODIES = {"ffma": (16, "v = v * a + b;"), "ffmai": (16, "v = v * 1.0001f + 0.5f;"), "fadd": (16, "v = v + b;"),
            "fmul": (16, "v = v * a;"), "ffma2": (8, "v = v * a + b; u = u * a + b;"),
-           "iadd": (16, "x = x + k;"), "imad": (16, "x = x * k + j;")}
+           "iadd": (16, "x = x + k;"), "imad": (16, "x = x * k + j;"),
+           "fvba": (16, "v = fmaf(v, b, a);"), "fabv": (16, "v = fmaf(a, b, v);"), "fuvb": (16, "v = fmaf(u, v, b);")}
 WARPS = (1, 2, 3, 4, 8)
 VARIANTS = [(f"{k}_w{w}", f"cr_{k}", 132, 128 * w) for k in _BODIES for w in WARPS]
 A, B, K = 1.0001, 0.5, 3
