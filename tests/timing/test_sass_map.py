@@ -93,7 +93,8 @@ def test_unrolled_copies_count_once_per_execution_and_spills_are_found():
     assert m.weight[21] == pytest.approx(1.0)
     assert m.weight[22] == pytest.approx(1.0)                 # IADD3 + IMAD.X, per 2 iterations
     assert m.spill_lines == {23: (0.0, 0.5)}                  # an STL with no st.local in the PTX line
-    assert m.pipes[22] == pytest.approx((0.5, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0))     # IADD3 on the ALU pipe, IMAD.X 2 FMA cycles
+    # IADD3 on the ALU pipe, IMAD.X 2 FMA cycles
+    assert m.pipes[22] == pytest.approx((0.5, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0))
     assert m.total == 11 and m.unmapped == 0
 
 

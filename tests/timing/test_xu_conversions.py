@@ -79,6 +79,8 @@ def test_a_loop_of_conversions_that_ptxas_unrolled_counts_one_conversion_per_exe
     i2f = [i + 1 for i, s in enumerate(ptx) if s.strip().startswith("cvt.rn.f32.s32")]
     assert f2i and i2f
     for ln in f2i:      # one F2I, on the xu pipe
-        assert m.weight[ln] == pytest.approx(1.0) and m.pipes[ln] == pytest.approx((0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0)), ln
+        assert m.weight[ln] == pytest.approx(1.0), ln
+        assert m.pipes[ln] == pytest.approx((0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0)), ln
     for ln in i2f:      # one I2FP, on the ALU
-        assert m.weight[ln] == pytest.approx(1.0) and m.pipes[ln] == pytest.approx((1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)), ln
+        assert m.weight[ln] == pytest.approx(1.0), ln
+        assert m.pipes[ln] == pytest.approx((1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)), ln
