@@ -13,14 +13,13 @@ every SASS instruction, the PTX line it came from. So the mapping is explicit an
     tail duplication): the line's weight is the mean over its copies, each copy's count divided by that
     block's unroll factor (the commonest count, in the block, of its floating-point and memory lines,
     which ptxas never expands, of its special-function lines (one MUFU each) and of its conversions between
-    integers and FP32 (one I2FP, I2F or F2I each)). A copy is a block holding the line's load, store, atomic or FP32
-    instruction itself (for such lines), else one holding more of it than constant reads (ULDC/LDC) and
-    BSSY/BSYNC; the line's other blocks are parts on the same path and add to the total (a
-    warp-aggregated atomic's VOTEU/FLO/POPC, its ATOMG and its SHFL may sit in three blocks);
-  * SASS with no line (the prologue, BSSY, the trailing self-branch and NOP padding) goes to the nearest line
-    before it in its block, else after it; a BSYNC, whatever line the listing names, to the first line after it
-    (it opens the join every path runs: sm/pipelines.py `join_hold`); the dead self-branch after the last EXIT
-    and NOPs are dropped;
+    integers and FP32 (one I2FP, I2F or F2I each)). A copy is a block holding the line's load, store, atomic or
+    FP32 instruction itself (for such lines), else one holding more of it than constant reads (ULDC/LDC) and
+    BSSY/BSYNC; the line's other blocks are parts on the same path and add to the total (a warp-aggregated
+    atomic's VOTEU/FLO/POPC, its ATOMG and its SHFL may sit in three blocks);
+  * SASS with no line (the prologue, BSSY, the trailing self-branch, NOPs) goes to the nearest line before it in
+    its block, else after it; a BSYNC to the first line after it (it opens the join every path runs:
+    sm/pipelines.py `join_hold`); the dead self-branch after the last EXIT and NOPs are dropped;
   * a line inside PTX loops counts only its copies inside as many SASS loops (`_kept_copies`): what ptxas
     hoisted out of a loop, or out of an inner loop into the outer one, runs once per enclosing trip, not
     per execution of the line. PTX loops are the branches back to a label whose code reaches the branch
@@ -37,12 +36,14 @@ keeps, per PTX line, ptxas's stall cycles and yield flag, and the read barriers 
 SASS with the lines that wait on them (`sasslisting.read_barriers`: write-after-read waits). A wait is
 matched to the barrier's latest setter in listing order, so a wait whose setter lies in a block placed
 later in the listing (a loop's top waiting on its bottom) is matched to an earlier setter, or to none;
-the order runs on across the module's functions. A line's barriers are the union over its copies (an
-unrolled loop and its remainder), and a back-edge wait in a loop ptxas unrolled is taken on every PTX
-trip, not once per unrolled trip. `weights(text, arch)` -> SassMap, cached per PTX text, architecture, tools.
+the order starts afresh with each function, as do the first reads of constant-bank blocks. A line's
+barriers are the union over its copies (an unrolled loop and its remainder), and a back-edge wait in a
+loop ptxas unrolled is taken on every PTX trip, not once per unrolled trip. `weights(text, arch)` ->
+SassMap, cached per PTX text, architecture, tools.
 """
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 import re
@@ -78,6 +79,7 @@ from gpusim.sasstools import disassemble, find_nvdisasm, tag_lines
 from gpusim.sm.fetch import IMC_BLOCK_BYTES, IMC_BLOCKS
 
 _ULDC = re.compile(r"^ULDC(?:\.\w+)*\s+\w+\s*,\s*c\[0x0\]\[(0x[0-9a-fA-F]+)\]")   # a uniform constant load
+_FUNCTION = re.compile(r"^\s*(?:\.visible\s+|\.weak\s+|\.extern\s+)?\.(?:entry|func)\b")
 _LDS_VECTOR = re.compile(r"^LDS(?:\.[A-Z]+)*\.(64|128)\b")    # a vector shared load: LDS.64, LDS.U.128
 _PTX_LABEL = re.compile(r"^\s*(\$?[\w$]+):")
 _PTX_BRANCH = re.compile(r"\bbra(?:\.uni)?\s+(\$?[\w$]+)\s*;")
@@ -181,7 +183,7 @@ def weights(text: str, arch: str, flags: tuple = ()) -> SassMap:
         raise LaunchError("model='sass' needs ptxas and nvdisasm: install gpusim[sass] (or gpusim[triton], which "
                           "bundles both), or set GPUSIM_PTXAS/GPUSIM_NVDISASM; model='ptx' needs nothing")
     tools = f"{ptxas.tool_version(exe)} | {ptxas.tool_version(dis)}"
-    key = hashlib.sha256(f"map50\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
+    key = hashlib.sha256(f"map51\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
     path = cache_root() / "ptxas" / f"{key}.map.json"
     if path.exists():
         return SassMap.from_json(json.loads(path.read_text()))
@@ -273,7 +275,8 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
     xu_waits: dict = defaultdict(float)
     last_ctrl: dict = {}                           # line -> control bits of its last SASS instruction
     at = 0                                         # listing position of the block's first instruction
-    seen_blocks: set = set()                       # constant-bank blocks a ULDC has read already
+    seen_blocks: set = set()                       # (function, constant-bank block) a ULDC has read already
+    functions = [i + 1 for i, s in enumerate(ptx) if _FUNCTION.match(s)]     # each function's first line
     for bi, (blk, lines) in enumerate(zip(blocks, per_block)):
         _rank_lines(m.rank, blk, lines, at, None if kept is None else {ln for ln in lines if (bi, ln) in kept})
         at += len(blk)
@@ -296,8 +299,8 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
             if ln is not None and ins.startswith("ULDC"):       # the first read of each constant-bank block
                 c = _ULDC.match(ins)
                 b = int(c.group(1), 16) // IMC_BLOCK_BYTES if c else -1
-                if 0 <= b < IMC_BLOCKS and b not in seen_blocks:
-                    seen_blocks.add(b)
+                if 0 <= b < IMC_BLOCKS and (bisect.bisect_right(functions, ln), b) not in seen_blocks:
+                    seen_blocks.add((bisect.bisect_right(functions, ln), b))
                     m.uldc[ln] = m.uldc.get(ln, 0) | (1 << b)
             if ln is None or (kept is not None and (bi, ln) not in kept):
                 continue
@@ -338,7 +341,7 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
         if xu_waits.get(ln, 0.0) > 0:
             m.xu_chain[ln] = xu_waits[ln] / n
     m.yields = sorted(ln for ln, c in last_ctrl.items() if control_fields(c)[1])
-    m.rd_set, m.rd_wait = read_barriers(blocks, kept)
+    m.rd_set, m.rd_wait = read_barriers(blocks, kept, functions)
     m.opcodes = {ln: dict(c) for ln, c in opcodes.items()}
     # an atomic with a result on a warp-uniform address: ptxas elects one lane (VOTEU.ANY, FLO), adds the
     # warp's count (POPC) in one ATOMG and hands each lane its value (SHFL)
