@@ -261,8 +261,9 @@ def reads_held_until(s, sp, w, now):
 
 
 @njit(inline="always")
-def _held(s, sp, a, b, w=-1):
-    """Cycles of [a, b) in which sub-partition sp's dispatch was held for warp w."""
+def _held(s, sp, a, b, w=-1, fma=True):
+    """Cycles of [a, b) in which sub-partition sp's dispatch was held for warp w (fma: at an instruction of the
+    FMA pipe, which another warp's register reads hold)."""
     n = 0
     h = s.held_head[sp]
     if s.held[sp, h, 1] <= a:
@@ -271,7 +272,8 @@ def _held(s, sp, a, b, w=-1):
         x, y = s.held[sp, (h - k) % HELD_RING, 0], s.held[sp, (h - k) % HELD_RING, 1]
         if y <= a:
             break
-        if s.held[sp, (h - k) % HELD_RING, 2] == w and w >= 0:     # its own reads: not held for it
+        holder = s.held[sp, (h - k) % HELD_RING, 2]
+        if holder >= 0 and (holder == w or not fma):     # its own reads, or reads that do not hold it
             continue
         lo, hi = max(x, a), min(y, b)
         if hi > lo:
@@ -280,13 +282,13 @@ def _held(s, sp, a, b, w=-1):
 
 
 @njit(inline="always")
-def _charge(s, pc, reason, a, b, sp=-1, w=-1):
+def _charge(s, pc, reason, a, b, sp=-1, w=-1, fma=True):
     """[a, b) to `reason`; with sp, what of it a warp ready to issue (wait, not_selected, math_pipe_throttle) lost
     to sub-partition sp's held dispatch to dispatch_stall."""
     if b > a:
         h = 0
         if sp >= 0 and (reason == WAIT or reason == NOT_SELECTED or reason == MATH_PIPE_THROTTLE):
-            h = _held(s, sp, a, b, w)
+            h = _held(s, sp, a, b, w, fma)
         s.stall[reason] += b - a - h
         s.pc_stall[pc, reason] += b - a - h
         s.stall[DISPATCH_STALL] += h
@@ -295,33 +297,35 @@ def _charge(s, pc, reason, a, b, sp=-1, w=-1):
 
 # ------------------------------------------------------------------ stall accounting
 @njit(inline="always")
-def account(s, w, pc, now, eligible_at, reason, issued, split_at, split_reason, keep, split0_at, split0_reason):
+def account(s, w, pc, now, eligible_at, reason, issued, split_at, split_reason, keep, split0_at, split0_reason,
+            fma=True):
     """Charge the cycles since warp w last issued: to `split0_reason` until `split0_at`, then to `split_reason`
     until `split_at`, then to
     `reason` until it was eligible (only `keep` of those cycles; the rest it lost to another warp:
     not_selected), then to not_selected; the issue cycle itself to selected. A join's hold (`hold_join`)
     is charged first, in its stretches. Cycles a ready warp lost to its sub-partition's held dispatch
-    (`hold_dispatch`) are dispatch_stall."""
+    (`hold_dispatch`; another warp's register reads hold it only at an FMA-pipe instruction, `fma`) are
+    dispatch_stall."""
     t0 = s.accounted_until[w]
     sp = subpartition_of(s, w)
     if s.join_split[w, 4] > t0:
         j = s.join_split[w]
         a, b = min(max(j[0], t0), now), min(max(j[2], t0), now)
         c, d = min(max(j[3], t0), now), min(max(j[4], t0), now)
-        _charge(s, pc, j[1], t0, a, sp, w)
-        _charge(s, pc, WAIT, a, b, sp, w)
+        _charge(s, pc, j[1], t0, a, sp, w, fma)
+        _charge(s, pc, WAIT, a, b, sp, w, fma)
         _charge(s, pc, BRANCH_RESOLVING, b, c)
-        _charge(s, pc, WAIT, c, d, sp, w)
+        _charge(s, pc, WAIT, c, d, sp, w, fma)
         t0 = d
     s.join_split[w, 4] = 0
     a = min(max(eligible_at, t0), now)
     b = min(max(split_at, t0), a)
     b0 = min(max(split0_at, t0), b)
-    _charge(s, pc, split0_reason, t0, b0, sp, w)
-    _charge(s, pc, split_reason, b0, b, sp, w)
+    _charge(s, pc, split0_reason, t0, b0, sp, w, fma)
+    _charge(s, pc, split_reason, b0, b, sp, w, fma)
     k = max(min(a - b, keep), 0)
-    _charge(s, pc, reason, b, b + k, sp, w)
-    _charge(s, pc, NOT_SELECTED, b + k, now, sp, w)
+    _charge(s, pc, reason, b, b + k, sp, w, fma)
+    _charge(s, pc, NOT_SELECTED, b + k, now, sp, w, fma)
     if issued:
         s.stall[SELECTED] += 1
         s.pc_stall[pc, SELECTED] += 1

@@ -356,7 +356,8 @@ def issue_subpartition(P, M, U, counters, sp, now):
                 nxt = s.next_bound[w]
             continue
         e, reason, pc, split, split_reason, split0, split0_reason = earliest(P, M, U, w, sm, sp, now)
-        held = reads_held_until(s, sp, w, now)      # another warp's register reads hold the dispatch
+        # another warp's register reads (a bank conflict) hold the dispatch of the FMA pipe's instructions
+        held = reads_held_until(s, sp, w, now) if pc >= 0 and U.pipes.fma[pc] > 0 else 0
         s.next_bound[w] = max(e, held)
         if U.events.on != 0:
             note_hold(U.events, w, sampled_as(P, pc, reason, pc >= 0 and xu_only(U.pipes, pc)))
@@ -382,7 +383,7 @@ def issue_subpartition(P, M, U, counters, sp, now):
     # the pipe's busy cycles go to the reason the H100 samples them as; the cycles it took others' work, not_selected
     account(s, best, best_pc, now, best_e,
             sampled_as(P, best_pc, best_reason, best_pc >= 0 and xu_only(U.pipes, best_pc)), best_pc >= 0, best_split,
-            best_split_reason, keep, best_split0, best_split0_reason)
+            best_split_reason, keep, best_split0, best_split0_reason, best_pc >= 0 and U.pipes.fma[best_pc] > 0)
     if U.events.on != 0 and best_pc >= 0:
         note_issue(U.events, best, sp, now)
     s.last_issued[sp] = best
