@@ -256,9 +256,8 @@ def ptx_loops(text: str) -> list:
 
 
 def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
-    """Per-line weights from the SASS blocks (see the module's docstring). depth: per block, its SASS loop
-    depth (`parse_blocks`): a line inside a PTX loop then counts only its copies in SASS loops or unrolled
-    blocks, as deep as its PTX loops where ptxas kept them (`_kept_copies`)."""
+    """Per-line weights from the SASS blocks (module docstring). depth: per block, its SASS loop depth: a line in a
+    PTX loop counts only its copies in SASS loops or unrolled blocks as deep as its kept PTX loops (`_kept_copies`)."""
     ptx = text.splitlines()
     m = SassMap()
     per_block, m.joins = block_lines(blocks)
@@ -275,7 +274,7 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
     xu_waits: dict = defaultdict(float)
     last_ctrl: dict = {}                           # line -> control bits of its last SASS instruction
     at = 0                                         # listing position of the block's first instruction
-    seen_blocks: set = set()                       # (function, constant-bank block) a ULDC has read already
+    seen_blocks: set = set()                       # (function, constant-bank block) a ULDC read already
     functions = [i + 1 for i, s in enumerate(ptx) if _FUNCTION.match(s)]     # each function's first line
     for bi, (blk, lines) in enumerate(zip(blocks, per_block)):
         _rank_lines(m.rank, blk, lines, at, None if kept is None else {ln for ln in lines if (bi, ln) in kept})
@@ -299,8 +298,9 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
             if ln is not None and ins.startswith("ULDC"):       # the first read of each constant-bank block
                 c = _ULDC.match(ins)
                 b = int(c.group(1), 16) // IMC_BLOCK_BYTES if c else -1
-                if 0 <= b < IMC_BLOCKS and (bisect.bisect_right(functions, ln), b) not in seen_blocks:
-                    seen_blocks.add((bisect.bisect_right(functions, ln), b))
+                key = (bisect.bisect_right(functions, ln), b)
+                if 0 <= b < IMC_BLOCKS and key not in seen_blocks:
+                    seen_blocks.add(key)
                     m.uldc[ln] = m.uldc.get(ln, 0) | (1 << b)
             if ln is None or (kept is not None and (bi, ln) not in kept):
                 continue
@@ -427,8 +427,7 @@ def pc_weights(m: SassMap, lines) -> np.ndarray:
     nospill = (0.0, 0.0)
     rd_set, rd_wait, joins = m.rd_set, m.rd_wait, set(m.joins)
     return np.array([(m.weight.get(int(ln), 0.0) / per_line[int(ln)],
-                      m.pipes.get(int(ln), (0.0, 0.0, 0.0))[0] / per_line[int(ln)],
-                      m.pipes.get(int(ln), (0.0, 0.0, 0.0))[1] / per_line[int(ln)],
+                      *(_pipe(m.pipes.get(int(ln), ()), k) / per_line[int(ln)] for k in (0, 1)),
                       1.0 if int(ln) in agg else 0.0,
                       *(m.spill_lines.get(int(ln), nospill) if first[int(ln)] == pc else nospill),
                       m.vector.get(int(ln), 0) if first[int(ln)] == pc else 0,
@@ -439,8 +438,7 @@ def pc_weights(m: SassMap, lines) -> np.ndarray:
                       m.pipes.get(int(ln), (0.0, 0.0, 0.0))[2] / per_line[int(ln)],
                       1.0 if first[int(ln)] == pc and int(ln) in joins else 0.0,
                       m.xu_chain.get(int(ln), 0.0) if last[int(ln)] == pc else 0.0,
-                      m.pipes.get(int(ln), (0.0,) * 5)[3] if last[int(ln)] == pc else 0.0,
-                      m.pipes.get(int(ln), (0.0,) * 5)[4] if last[int(ln)] == pc else 0.0,
+                      *(_pipe(m.pipes.get(int(ln), ()), k) if last[int(ln)] == pc else 0.0 for k in (3, 4)),
                       m.predicated.get(int(ln), 0.0) if last[int(ln)] == pc else 0.0,
                       _pipe(m.pipes.get(int(ln), ()), 5) / per_line[int(ln)],
                       _pipe(m.pipes.get(int(ln), ()), 6) if last[int(ln)] == pc else 0.0)
