@@ -1,7 +1,7 @@
 """Register-bank conflicts under the SASS model: a full-rate FP32 instruction that reads two registers of one bank
-(register number mod 2) holds the other warps' dispatch a cycle, and its own warp's too where its next instruction
-issues the next cycle and reads that bank (gpusim/sasslisting.py `bank_conflicts`, sm/scheduler.py
-`reads_held_until`).
+(register number mod 2) holds the other warps' FMA-pipe instructions a cycle, and its own warp's next instruction
+too where that one issues the next cycle and reads only that bank (gpusim/sasslisting.py `bank_conflicts`,
+sm/scheduler.py `reads_held_until`).
 
 Probe chain_rate (validation/probes/chain_rate.py, H200 data validation/data/h100/probe_chain_rate_h200.json):
 16 dependent instructions a trip, one CTA an SM. At 8 warps a sub-partition `FFMA R0, R0, R4, R5` (R0 and R4 in
