@@ -250,6 +250,24 @@ def cuda_module(src: str, name: str) -> dict:
             raise SystemExit(2) from None
 
 
+def one_sm(gpu):
+    """`gpu` cut to one SM: an ncu probe's gpusim side runs one SM's share of a grid every SM runs alike."""
+    from gpusim.presets import apply_overrides
+    return apply_overrides(gpu, {"n_sm": 1, "gigathread.gpcs": 1})
+
+
+def sim_row(result, stalls, **fields) -> dict:
+    """A gpusim launch's result as an ncu probe's row: `fields`, one SM, its cycles and instructions as ncu's
+    gpc__cycles_elapsed.max and smsp__inst_executed.sum, and each of `stalls` per issue as ncu names it."""
+    m = result.metrics
+    row = {**fields, "sms": 1, "gpc__cycles_elapsed.max": result.cycles,
+           "smsp__inst_executed.sum": m.get("smsp__inst_executed.sum")}
+    for s in stalls:
+        key = f"smsp__average_warps_issue_stalled_{s}_per_issue_active.ratio"
+        row[key] = m.get(key)
+    return row
+
+
 def sim_options(argv: list, **defaults) -> tuple:
     """A probe's `--gpusim` options: `--NAME VALUE` for each of `defaults` (converted as its default is: int, or a
     comma-separated list), and any `--set KEY=VALUE` (a JSON value) as overrides of the h100 preset. Returns (the

@@ -29,7 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from validation.probes._device import cubin_sass, cuda_module, ncu_probe  # noqa: E402
+from validation.probes._device import cubin_sass, cuda_module, ncu_probe, one_sm, sim_row  # noqa: E402
 
 STEPS = 1024
 STEPS_GPUSIM = 1024
@@ -101,20 +101,13 @@ def _derived(row: dict, steps: int) -> dict:
 def on_gpusim(gpu) -> list:
     """Each variant as one CTA on one SM (every SM of the device's grid runs the same), STEPS_GPUSIM trips."""
     import gpusim
-    from gpusim.presets import apply_overrides
     mod = cuda_module(source(), "store_read.cu")
-    one_sm = apply_overrides(gpu, {"n_sm": 1, "gigathread.gpcs": 1})
     src = np.arange(65536, dtype=np.float32)
     out = []
     for name, k, _grid, block in VARIANTS:
         r = gpusim.launch(mod[k], 1, block, np.zeros(65536, np.float32), src, np.float32(A), np.float32(B),
-                          np.int32(STEPS_GPUSIM), gpu=one_sm, mode="timing", model="sass")
-        m = r.metrics
-        row = {"variant": name, "kernel": k, "grid": 1, "block": block, "steps": STEPS_GPUSIM, "sms": 1,
-               "gpc__cycles_elapsed.max": r.cycles, "smsp__inst_executed.sum": m.get("smsp__inst_executed.sum")}
-        for s in STALLS:
-            key = f"smsp__average_warps_issue_stalled_{s}_per_issue_active.ratio"
-            row[key] = m.get(key)
+                          np.int32(STEPS_GPUSIM), gpu=one_sm(gpu), mode="timing", model="sass")
+        row = sim_row(r, STALLS, variant=name, kernel=k, grid=1, block=block, steps=STEPS_GPUSIM)
         row.update(_derived(row, STEPS_GPUSIM))
         out.append(row)
         print(f"variant {name:10s} cycles {r.cycles} per trip {row['cycles_per_trip']:.1f}  long_scoreboard "

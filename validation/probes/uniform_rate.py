@@ -22,7 +22,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from validation.probes._device import cubin_sass, cuda_module, ncu_probe  # noqa: E402
+from validation.probes._device import cubin_sass, cuda_module, ncu_probe, one_sm, sim_row  # noqa: E402
 
 STEPS = 2048
 STEPS_GPUSIM = 256     # gpusim's side: fewer steps (its cycles per instruction compare, not its cycles)
@@ -134,21 +134,13 @@ def _derived(row: dict, grid: int, block: int, sms: int = 132) -> dict:
 def on_gpusim(gpu) -> list:
     """Each variant on one SM (its share of the grid: every SM runs the same), STEPS_GPUSIM steps."""
     import gpusim
-    from gpusim.presets import apply_overrides
     mod = cuda_module(source(), "uniform_rate.cu")
-    one_sm = apply_overrides(gpu, {"n_sm": 1, "gigathread.gpcs": 1})
     out = []
     for name, k, grid, block in VARIANTS:
         g = grid // 132
         r = gpusim.launch(mod[k], g, block, np.zeros(g * block, np.int32), SEEDS, np.int32(A), np.int32(B),
-                          np.int32(STEPS_GPUSIM), gpu=one_sm, mode="timing", model="sass")
-        m = r.metrics
-        row = {"variant": name, "kernel": k, "grid": g, "block": block, "steps": STEPS_GPUSIM, "sms": 1,
-               "gpc__cycles_elapsed.max": r.cycles,
-               "smsp__inst_executed.sum": m.get("smsp__inst_executed.sum")}
-        for s in STALLS:
-            key = f"smsp__average_warps_issue_stalled_{s}_per_issue_active.ratio"
-            row[key] = m.get(key)
+                          np.int32(STEPS_GPUSIM), gpu=one_sm(gpu), mode="timing", model="sass")
+        row = sim_row(r, STALLS, variant=name, kernel=k, grid=g, block=block, steps=STEPS_GPUSIM)
         row.update(_derived(row, g, block, sms=1))
         out.append(row)
         print(f"variant {name:10s} cycles {r.cycles} per instruction per sub-partition "
