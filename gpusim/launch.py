@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from gpusim import devrt, jitcache, ptxas, sassmap
+from gpusim import devrt, jitcache, ptxas, sasslisting, sassmap
 from gpusim.errors import LaunchBoundsError, LaunchError
 from gpusim.isa import opcodes as oc
 from gpusim.kernels import PTXKernel, numba_kernel
@@ -26,6 +26,7 @@ SASS_ORDER = {"on": os.environ.get("GPUSIM_SASS_ORDER", "1") != "0"}     # exper
 # warp instructions before the watchdog stops a launch: ~1 minute of functional mode, ~8 of timing
 # mode on one core; the largest example program at its default size needs under 40 M
 DEFAULT_BUDGET = 200_000_000
+REGISTER_ONLY = (oc.C_INT, oc.C_FP32, oc.C_FP64, oc.C_SFU, oc.C_INT64)     # classes that touch no memory
 # LaunchResult._repr_html_'s page builder: gpusim/__init__.py registers gpusim.html's, a layer above this one
 HTML_RENDERER: list = []
 
@@ -248,6 +249,9 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
         # 17: at a branch, the SASS instructions (x SLOT) of the block ptxas predicated instead of jumping over it
         # 18: its uniform-datapath pipe cycles (x SLOT)
         # 19: the cycles (x SLOT) its register reads hold the other warps' dispatch (register-bank conflicts)
+        # 20: 1 where a warp gone on past a bar.sync may issue it before the barrier completes
+        defer = spec.pipes.barrier_defer * np.isin(d.ins[:, oc.F_CLASS], REGISTER_ONLY)
+        slots = np.column_stack([slots, sasslisting.deferred_pcs(smap.opcodes, d.ins[:, oc.F_LINE], defer)])
     if mode == "timing" and regs_per_thread is None and d.regs_per_thread > spec.sm.max_regs_per_thread:
         # ptxas never allocates more than the maximum: it spills the rest to local memory. The
         # estimate is capped the same way (the PTX model does not time the spill traffic; the SASS model does).

@@ -97,6 +97,22 @@ def uniform_cycles(op: str) -> int:
     return UNIFORM_CYCLES.get(op, 1)
 
 
+# BAR.SYNC.DEFER_BLOCKING (ptxas's bar.sync): a warp that arrives goes on issuing ALU, FMA-pipe and uniform-pipe
+# instructions and waits for the barrier at its first other one. The H100's per-SASS samples (data/h100/ncu/
+# sass_stalls*) put a barrier's stalls on that instruction, up to six past the BAR: an LDS, STS, LDG, LDC, ULDC, UMOV,
+# BRA, BSSY or EXIT, never an ISETP, IADD3, IMAD, SEL, FFMA, LOP3, UIADD3 or UISETP; a clock read (CS2R) goes past
+# too (the burst cases' clock after their barrier, nineteenth pass)
+def passes_barrier(opcodes) -> bool:
+    """Whether SASS of these mnemonics (without modifiers) all issue while their warp's barrier is pending."""
+    return all(op in ALU_OPS or op in FMA_OPS or op == "CS2R" or on_uniform(op) for op in opcodes)
+
+
+def deferred_pcs(opcodes: dict, lines, register_only) -> list:
+    """Per pc (`lines[pc]`: its PTX line; `register_only[pc]`: it touches registers only), 1 where the warp
+    may issue it while its barrier is pending: its line's SASS all `passes_barrier` (a line without SASS too)."""
+    return [int(bool(r) and passes_barrier(opcodes.get(int(ln), ()))) for ln, r in zip(lines, register_only)]
+
+
 def on_xu(ins: str, op: str) -> bool:
     """Whether a SASS instruction (its text, and `op` its mnemonic without modifiers) runs on the xu pipe."""
     return op in XU_OPS and ".F64" not in ins

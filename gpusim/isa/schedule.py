@@ -212,14 +212,20 @@ def sink_load_consumers(body: list, stores: bool = True) -> list:
     return _each_run(sink_stores_past_branches(body) if stores else body, lambda run: _schedule_run(run, stores))
 
 
-def _each_run(body: list, schedule, through: frozenset = frozenset()) -> list:
+def _cta_barrier(it: ast.Instr) -> bool:
+    """bar.sync / barrier.sync of the CTA (not .arrive, .red or a cluster's): ptxas moves register work across it."""
+    return it.base in ("bar", "barrier") and not set(it.mods) & {"arrive", "red", "cluster"}
+
+
+def _each_run(body: list, schedule, through: frozenset = frozenset(), keep=None) -> list:
     """The body with each straight-line run (between labels, control flow, barriers and clock reads)
-    replaced by schedule(run). A label named in `through` does not end a run: it follows the run."""
+    replaced by schedule(run). A label named in `through` does not end a run: it follows the run; nor does an
+    instruction for which keep(it) holds: it stays in the run."""
     out: list = []
     run: list = []
     held: list = []
     for item in body:
-        if isinstance(item, ast.Instr) and not _is_boundary(item, _regs(item)):
+        if isinstance(item, ast.Instr) and (not _is_boundary(item, _regs(item)) or keep is not None and keep(item)):
             run.append(item)
             continue
         if isinstance(item, ast.Label) and item.name in through:
@@ -332,8 +338,15 @@ def _order_run(run: list, rank: dict, stores: bool) -> list:
     goes just before its first consumer; with none, just after the instruction before it; a load with
     none goes with the nearest earlier load from its base register (ptxas merged them: LDS.128)."""
     n = len(run)
-    if n > SASS_ORDER_RUN:
-        return _schedule_run(run, stores)
+    if n > SASS_ORDER_RUN:      # in pieces between its barriers, as `sink_load_consumers` has them
+        out, piece = [], []
+        for it in run:
+            if _cta_barrier(it):
+                out += _schedule_run(piece, stores) + [it]
+                piece = []
+            else:
+                piece.append(it)
+        return out + _schedule_run(piece, stores)
     if n < 2:
         return run
     rw = [_reads_writes(it) for it in run]
@@ -364,7 +377,7 @@ def _order_run(run: list, rank: dict, stores: bool) -> list:
         for r in writes:
             last_write[r] = j
             readers[r] = []
-        if it.base in _SIDE_EFFECTS:
+        if it.base in _SIDE_EFFECTS or _cta_barrier(it):     # memory accesses do not pass a barrier
             deps.update(i for i in effects if not _may_pass(run[i], it))
             effects.append(j)
         deps.discard(j)
@@ -406,8 +419,9 @@ def _order_run(run: list, rank: dict, stores: bool) -> list:
 def sass_order(body: list, rank: dict, stores: bool = True) -> list:
     """The function body with each straight-line run in ptxas's order (`rank`: PTX line -> position of
     its SASS, gpusim/sassmap.py), as far as the run's dependences allow; labels and boundaries stay put, but for
-    labels nothing names (`_unreferenced_labels`), which follow their run.
+    labels nothing names (`_unreferenced_labels`), which follow their run, and a CTA's bar.sync: register work
+    moves across it as ptxas moves it (memory accesses and other effects keep their side).
     stores: stores of loaded values first move past small if-then blocks, as in `sink_load_consumers`
     (ptxas predicates such blocks; the run then holds what its SASS block holds)."""
     body = sink_stores_past_branches(body) if stores else body
-    return _each_run(body, lambda run: _order_run(run, rank, stores), _unreferenced_labels(body))
+    return _each_run(body, lambda run: _order_run(run, rank, stores), _unreferenced_labels(body), _cta_barrier)

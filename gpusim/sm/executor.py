@@ -25,13 +25,13 @@ from gpusim.sm.memops import exec_atom, exec_ld, exec_st
 from gpusim.sm.mma import exec_mma
 from gpusim.sm.operands import read_sreg
 from gpusim.sm.sanitize import A_ATOMIC, A_READ, A_WRITE, F_RACE, PI_SYNCWARP, new_cta, shared_access, warp_sync
-from gpusim.sm.simt import barrier, branch, call, exit_lanes, ret_from_func, settle
+from gpusim.sm.simt import barrier, branch, call, defer_barrier, exit_lanes, ret_from_func, settle
 from gpusim.sm.state import CL_RANK, CL_SIZE, G_CLX, G_CLY, G_CLZ, W_BARRIER, W_DONE, W_READY, Lanes, MemLanes
 from gpusim.sm.warpops import exec_activemask, exec_elect, exec_match, exec_redux, exec_shfl, exec_vote
 from gpusim.sm.wgmma import exec_wgmma
 
 # step() results
-S_ISSUED, S_BARRIER, S_DONE, S_FAULT, S_IDLE = 0, 1, 2, 3, 4
+S_ISSUED, S_BARRIER, S_DONE, S_FAULT, S_IDLE, S_DEFERRED = 0, 1, 2, 3, 4, 5     # S_DEFERRED: not issued, waits
 
 O = oc.OP
 OP_BRA, OP_EXIT, OP_RET, OP_RETF, OP_CALL = O["bra"], O["exit"], O["ret"], O["retf"], O["call"]
@@ -78,6 +78,8 @@ def step(P, M, w):
         return S_DONE
     t = M.sp[w] - 1
     pc = M.spc[w, t]
+    if defer_barrier(M, w, pc):     # gone on past a barrier: this instruction waits for it
+        return S_DEFERRED
     amask = M.smask[w, t] & ~M.exited[w]
     i = pc
     op = P.ins[i, oc.F_OP]

@@ -71,6 +71,15 @@ class PipelineSpec:
                                        "and 34 cycles fit them one by one)", (1, MAX_CYCLES))
     lat_barrier: int = param(20, "cycles", "from the last arrival at bar.sync to the waiting warps' next issue",
                              (1, MAX_CYCLES))
+    barrier_defer: int = param(1, "flag", "the SASS model: a warp that arrives at bar.sync (BAR.SYNC.DEFER_BLOCKING) "
+                                          "goes on with the PTX lines whose SASS is all ALU, FMA-pipe or uniform-pipe "
+                                          "work and waits at the first other one (sasslisting.passes_barrier); 0: "
+                                          "it waits at the bar.sync", (0, 1))
+    bar_arrive: float = param(1.25, "cycles", "the SASS model with barrier_defer: the SM's barrier unit takes one "
+                                              "warp's bar.sync arrival this often, and a barrier completes (then "
+                                              "lat_barrier) once its last arrival is taken (fitted on probe "
+                                              "barrier_release: 64 to 1,024 threads a round within 13%, 6.3% mean)",
+                              (0, 1000))
     # Fitted on the H100 (validation/tensor, data/h100/tensor): mma.sync does not reach the whitepaper's
     # tensor peak (989 dense FP16 TFLOPS = 4096 FLOP/cycle/SM, which wgmma reaches): one HMMA.16816,
     # HMMA.1688.TF32 or IMMA.16832 per 6 cycles per sub-partition (0.66 inst/cycle/SM measured), one DMMA.884
@@ -155,7 +164,8 @@ class PipelineSpec:
 
 Pipes = namedtuple("Pipes", "latency interval divergence_delay free_at tensor_lat tensor_ii tensor_family "
                              "tensor_hold tensor_block counters slots debt alu fma xu busy_lo busy_hi busy_n busy_head "
-                             "join lat_join xu_chain join_wait disp_hold disp_sampled predicated uni uni_slack bank")
+                             "join lat_join xu_chain join_wait disp_hold disp_sampled predicated uni uni_slack bank "
+                             "bar_arrive bar_free")
 BUSY_RING = 32      # busy stretches remembered per pipeline (a longer wait takes their busy share)
 SLOT = 16           # `slots` is fixed point: SLOT = one SASS issue slot
 SLOTS_ISSUED = 2 * 3    # counters[SLOTS_ISSUED]: SASS issue slots taken (x SLOT), after the tensor families
@@ -229,7 +239,9 @@ def make_state(spec: PipelineSpec, n_subpartitions: int, lsu_latency: int, atomi
                  np.zeros((n_subpartitions, pipes), np.int64), join,
                  np.int64(spec.lat_bsync if join.any() else 0),     # no joins: the core skips the check
                  chain, np.array([spec.join_wait_head, spec.join_wait_tail], np.int64), disp, sampled,
-                 pred, uni, np.int64(spec.uniform_queue), bank)
+                 pred, uni, np.int64(spec.uniform_queue), bank,
+                 np.int64(round(spec.bar_arrive * SLOT) if slots is not None and spec.barrier_defer else 0),
+                 np.zeros(max(n_subpartitions // subpartitions_per_sm, 1), np.int64))
 
 
 def counters(p: Pipes) -> dict:
@@ -424,3 +436,12 @@ def occupy(p, sp, cls, pc, now):
     # 64-bit integer work has its own class latency (int64)
     _busy(p, sp, pipe_of(cls), now, now + (p.interval[cls] * w + SLOT - 1) // SLOT, w)
     return p.latency[cls]
+
+
+@njit(inline="always")
+def barrier_arrival(p, sm, now):
+    """SM sm's barrier unit takes a warp's bar.sync arrival issued at `now`, after the arrivals before it (`bar_arrive`
+    cycles each): the cycles from `now` until it has."""
+    t = max(now * SLOT, p.bar_free[sm]) + p.bar_arrive
+    p.bar_free[sm] = t
+    return (t + SLOT - 1) // SLOT - now

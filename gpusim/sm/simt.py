@@ -89,16 +89,31 @@ def exit_lanes(M, w, emask):
 
 @njit(no_cpython_wrapper=True)
 def release(M, c, b):
-    """Let every warp of CTA c waiting on barrier b continue past its bar instruction."""
+    """Let every warp of CTA c waiting on barrier b continue past its bar instruction (a warp that went on past
+    it, `defer_barrier`, from where it stopped)."""
     for w in range(M.wstat.shape[0]):
         if M.wcta[w] == c and M.wstat[w] == W_BARRIER and M.wbar[w] == b:
             M.wstat[w] = W_READY
-            M.spc[w, M.sp[w] - 1] += 1
+            if M.wdefer[w] == 0:
+                M.spc[w, M.sp[w] - 1] += 1
+        if M.wcta[w] == c and M.wdefer[w] == b + 1:
+            M.wdefer[w] = 0
     M.bar_arrived[c, b] = 0
     M.bar_expect[c, b] = 0
     M.bar_red[c, b] = 0
     if M.san.ctl[0] != 0:
         barrier_released(M.san, c, b)
+
+
+@njit(no_cpython_wrapper=True)
+def defer_barrier(M, w, pc):
+    """True (and the warp now waits) when warp w, gone on past a bar.sync its CTA has not completed, reaches an
+    instruction (pc) that must wait for it: M.defer[pc] == 0 (timing/launch: what passes a BAR.SYNC.DEFER_BLOCKING).
+    The barrier's release lets it go on from pc."""
+    if M.wdefer[w] == 0 or M.defer[pc] != 0:
+        return False
+    M.wstat[w] = W_BARRIER
+    return True
 
 
 @njit(no_cpython_wrapper=True)
@@ -135,8 +150,13 @@ def barrier(P, M, i, w, pc, emask):
             release(M, c, b)
         M.spc[w, M.sp[w] - 1] = pc + 1
         return False
-    M.wstat[w] = W_BARRIER
     M.wbar[w] = b
+    if kind == 0 and M.bar_arrived[c, b] < need and pc + 1 < M.defer.shape[0] and M.defer[pc + 1] != 0:
+        # BAR.SYNC.DEFER_BLOCKING: the warp goes on with the register-only work after it (`defer_barrier`)
+        M.wdefer[w] = b + 1
+        M.spc[w, M.sp[w] - 1] = pc + 1
+        return False
+    M.wstat[w] = W_BARRIER
     if M.bar_arrived[c, b] >= need:
         if kind == 2:
             _bar_red_results(P, M, c, b)

@@ -34,6 +34,8 @@ Mach = namedtuple("Mach", [
     "R",                                  # int64[W, nregs, 32] register bits
     "spc", "srpc", "smask", "sdepth", "sp",   # SIMT stack per warp (sdepth: call depth of the entry)
     "exited", "valid", "wstat", "wcta", "wlocal", "wbar",
+    "wdefer",                             # int64[W]: 1 + the barrier a warp has arrived at and goes on past (0: none)
+    "defer",                              # int64[n]: 1 where a warp may issue the pc while its barrier is pending
     "cs_ret", "csp", "csb", "cs_tmp",     # call stack: return points, depth, stack bytes in use, return values
     "cta_id", "cta_live", "cta_nwarps", "cta_sm", "bar_arrived", "bar_expect", "bar_red",
     "clslot",                             # int64[C, 18]: CTA slot of each rank of the slot's cluster, size, own rank
@@ -106,6 +108,7 @@ def make_mach(k, n_warp_slots: int, n_cta_slots: int, gmem: np.ndarray, alo: np.
         sp=np.zeros(W, np.int64),
         exited=np.zeros(W, np.int64), valid=np.zeros(W, np.int64), wstat=np.zeros(W, np.int64),
         wcta=np.zeros(W, np.int64), wlocal=np.zeros(W, np.int64), wbar=np.zeros(W, np.int64),
+        wdefer=np.zeros(W, np.int64), defer=np.zeros(k.n, np.int64),
         cs_ret=np.zeros((W, CALL_DEPTH), np.int64), csp=np.zeros(W, np.int64), csb=np.zeros(W, np.int64),
         cs_tmp=np.zeros((16, 32), np.int64),
         cta_id=np.zeros((C, 3), np.int64), cta_live=np.zeros(C, np.int64), cta_nwarps=np.zeros(C, np.int64),

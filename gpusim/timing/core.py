@@ -22,12 +22,13 @@ from gpusim.memory.dsm import barrier_completed, remote_access
 from gpusim.sm.asyncops import after_issue, async_ready, tma_requests
 from gpusim.sm.atomics import acquired, fence_ready
 from gpusim.sm.copygroups import copy_issued, group_op
-from gpusim.sm.executor import S_BARRIER, S_DONE, S_FAULT, step
+from gpusim.sm.executor import S_BARRIER, S_DEFERRED, S_DONE, S_FAULT, step
 from gpusim.sm.fetch import constant_ready, fetch_ready
 from gpusim.sm.lsu import KIND_LONG, KIND_SHORT, last_begun, memory_timing, mio_behind_lg, spill_traffic
 from gpusim.sm.pipelines import (
     SLOT,
     accepts_at,
+    barrier_arrival,
     busy_cycles,
     dispatch_hold,
     join_hold,
@@ -50,7 +51,7 @@ from gpusim.sm.scheduler import (
     wake,
 )
 from gpusim.sm.scoreboard import mark_written, operands_read, operands_ready, reads_released
-from gpusim.sm.simt import settle
+from gpusim.sm.simt import defer_barrier, settle
 from gpusim.sm.stalls import (
     BARRIER,
     BRANCH_RESOLVING,
@@ -168,6 +169,9 @@ def issue(P, M, U, counters, w, pc, now):
     phase = M.bar_expect[lead, NBAR]        # cluster-barrier phases completed (sm/cluster.py)
     r = step(P, M, w)
     if r == S_FAULT:
+        return r
+    if r == S_DEFERRED:     # gone on past a barrier, it reached an instruction that waits for the release
+        s.at_barrier[w] = 1
         return r
     counters[ISSUED] += 1
     s.ready_at[w] = now + 1
@@ -312,6 +316,8 @@ def issue(P, M, U, counters, w, pc, now):
             s.at_barrier[w] = 1
         c = M.wcta[w]
         latency = U.pipes.latency[oc.C_BARRIER]
+        if cls == oc.C_BARRIER and U.pipes.bar_arrive > 0:    # the SM's barrier unit takes arrivals one by one
+            latency += barrier_arrival(U.pipes, sm, now)
         if M.bar_expect[lead, NBAR] != phase:      # a cluster-barrier phase completed: over the SM-to-SM network
             latency = barrier_completed(U.dsm, lead, M.clslot[c, CL_SIZE], now) - now
         elif (cls == oc.C_BARRIER and P.ins[pc, oc.F_MOD] == oc.BAR_CLUSTER_WAIT and r != S_BARRIER
@@ -356,6 +362,9 @@ def issue_subpartition(P, M, U, counters, sp, now):
                 nxt = s.next_bound[w]
             continue
         e, reason, pc, split, split_reason, split0, split0_reason = earliest(P, M, U, w, sm, sp, now)
+        if pc >= 0 and defer_barrier(M, w, pc):     # gone on past a barrier: its next instruction waits for it
+            s.at_barrier[w] = 1
+            continue
         # another warp's register reads (a bank conflict) hold the dispatch of the FMA pipe's instructions
         held = reads_held_until(s, sp, w, now) if pc >= 0 and U.pipes.fma[pc] > 0 else 0
         s.next_bound[w] = max(e, held)

@@ -64,6 +64,8 @@ def run_timing(d, mem, pmem, g, b, spec, shared_mem, budget, regs_per_thread=Non
     M = make_mach(d, spec.n_sm * warps_per_sm, spec.n_sm * resident, mem.gmem, mem.alo, mem.ahi, pmem, b, g,
                   spec.n_sm, shared_mem, budget, stack_size, checks=checks[0], cluster=cluster[0],
                   explicit_cluster=cluster[1])
+    if slots is not None and slots.shape[1] > 20:
+        M.defer[:] = slots[:, 20]       # what a warp gone on past a bar.sync may issue (launch, SASS model)
     U = make_units(spec, d, warps_per_sm, resident, EventsSpec(interval=events), total, slots, spill_bytes)
     counters = core_counters()
     env = simpy.Environment()

@@ -231,3 +231,39 @@ def test_interleaved_shuffle_reductions_compute_the_ptx_result():
     rank = {_line_of(mod, p): r for p, r in {"shfl.sync.bfly.b32 %r3": 1, "add.u32 %r4": 4,
                                               "shfl.sync.bfly.b32 %r5": 2, "add.u32 %r6": 5}.items()}
     assert _computes_the_ptx_result(mod, rank, np.arange(64, dtype=np.uint32) * 5 + 3)
+
+
+# a barrier between a store and a load of another lane's word; register work on both sides
+BARRIER = """
+ld.param.u64 %rd2, [out];
+mov.u32 %r1, %tid.x;
+add.u32 %r6, %r1, 1;
+mul.wide.u32 %rd3, %r1, 4;
+add.s64 %rd4, %rd2, %rd3;
+st.global.u32 [%rd4], %r6;
+bar.sync 0;
+add.u32 %r2, %r1, 7;
+xor.b32 %r3, %r1, 1;
+mul.wide.u32 %rd5, %r3, 4;
+add.s64 %rd6, %rd2, %rd5;
+ld.global.u32 %r4, [%rd6];
+add.u32 %r5, %r4, %r2;
+st.global.u32 [%rd4+128], %r5;
+"""
+
+
+def test_register_work_crosses_a_barrier_as_ptxas_places_it_and_memory_accesses_do_not():
+    mod = _module(BARRIER)
+    # ptxas's order: the address work after the barrier first, the barrier, then the load (asked for first too)
+    rank = {"xor.b32": 1, "mul.wide.u32 %rd5": 2, "add.s64 %rd6": 3, "ld.global.u32 %r4": 4, "st.global.u32 [%rd4],": 5,
+            "bar.sync": 6, "add.u32 %r2": 7}
+    order = _order(mod, rank)
+    at = {p: next(i for i, t in enumerate(order) if t.startswith(p)) for p in rank}
+    assert at["xor.b32"] < at["add.s64 %rd6"] < at["bar.sync"]          # hoisted above the barrier
+    assert at["st.global.u32 [%rd4],"] < at["bar.sync"] < at["ld.global.u32 %r4"]    # memory keeps its side
+    want, got = np.zeros(64, np.uint32), np.zeros(64, np.uint32)
+    gpusim.launch(mod["k"], 1, 32, want, want, mode="functional")
+    mod["k"]._decoded = decode_kernel(mod.ast, "k", order={_line_of(mod, p): r for p, r in rank.items()})
+    gpusim.launch(mod["k"], 1, 32, got, got, mode="functional")
+    t = np.arange(32)
+    assert (want[32:] == (t ^ 1) + 1 + t + 7).all() and (got == want).all()
