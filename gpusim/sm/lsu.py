@@ -110,13 +110,15 @@ class LSUSpec:
                                                  "in the top 3 of 9 of them and gpusim had none; with 80, 55 of "
                                                  "the 94 microbenchmarks' top-3 sets are ncu's (51 before; 64: "
                                                  "57, but gatomic_per_cta -13.6% -> +19.4%)", (0, 4096))
-    combine_window: int = param(150, "cycles", "the most cycles between a warp's stores that merge. Fitted on the "
-                                               "lds_after_bar probe's bar_sts_stg form (a warp's 4-line partial "
-                                               "store every scan step, 1 / 4 / 8 CTAs per SM, H200 45.1k / 178.1k / "
-                                               "340.6k cycles, its L1 merging 27% / 2% / 1% of the sectors): "
-                                               "+6% / -1% / +2%; with 1000 (until 2026-11-29) -40% / -67% / -70%, "
-                                               "every store merged. store_rows2 +2.4%, store_rows4 +10.5% (+5.0% "
-                                               "with 1000); with 32 +30% and +151%", (0, MAX_CYCLES))
+    combine_window: int = param(90, "cycles", "the most cycles between a warp's stores that merge. Fitted on the "
+                                              "lds_after_bar probe's bar_sts_stg form (a warp's 4-line partial "
+                                              "store every scan step, 1 / 4 / 8 CTAs per SM, H200 45.1k / 178.1k / "
+                                              "340.6k cycles, its L1 merging 27% / 2% / 1% of the sectors): "
+                                              "+8% / -1% / +2%; with 1000 (until 2026-11-29) -40% / -67% / -70%, "
+                                              "every store merged; 150 until BAR.SYNC.DEFER_BLOCKING (2026-11-30) "
+                                              "brought its steps to ~100 cycles, under it: -59% at one CTA. "
+                                              "store_rows2 +2.7%, store_rows4 +12.9%; with 32 +30% and +151% (at "
+                                              "150 before)", (0, MAX_CYCLES))
     combine_ascending: int = param(1, "flag", "a store merges only if it does not start below the warp's previous "
                                               "one (its lowest lane address): four stores of a 16-B row a "
                                               "thread, +4, +0, +8, +12, merge as two (ncu: ho_scan_exclusive's "
