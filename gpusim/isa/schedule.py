@@ -213,7 +213,8 @@ def sink_load_consumers(body: list, stores: bool = True) -> list:
 
 
 def _cta_barrier(it: ast.Instr) -> bool:
-    """bar.sync / barrier.sync of the CTA (not .arrive, .red or a cluster's): ptxas moves register work across it."""
+    """bar.sync / barrier.sync of the CTA (not .arrive, .red or a cluster's), and bar.warp.sync: ptxas moves register
+    work across them (only the CTA's bar.sync defers a warp, sm/simt.py)."""
     return it.base in ("bar", "barrier") and not set(it.mods) & {"arrive", "red", "cluster"}
 
 
