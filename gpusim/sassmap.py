@@ -55,6 +55,7 @@ import numpy as np
 from gpusim import ptxas
 from gpusim.errors import LaunchError
 from gpusim.jitcache import cache_root
+from gpusim.ptxflow import ptx_blocks, ptx_loops, uldc_line
 from gpusim.sasslisting import (
     ALU_OPS,
     DISPATCH_SAMPLED,
@@ -81,9 +82,6 @@ from gpusim.sm.fetch import IMC_BLOCK_BYTES, IMC_BLOCKS
 _ULDC = re.compile(r"^ULDC(?:\.\w+)*\s+\w+\s*,\s*c\[0x0\]\[(0x[0-9a-fA-F]+)\]")   # a uniform constant load
 _FUNCTION = re.compile(r"^\s*(?:\.visible\s+|\.weak\s+|\.extern\s+)?\.(?:entry|func)\b")
 _LDS_VECTOR = re.compile(r"^LDS(?:\.[A-Z]+)*\.(64|128)\b")    # a vector shared load: LDS.64, LDS.U.128
-_PTX_LABEL = re.compile(r"^\s*(\$?[\w$]+):")
-_PTX_BRANCH = re.compile(r"\bbra(?:\.uni)?\s+(\$?[\w$]+)\s*;")
-_PTX_END = re.compile(r"^\s*(?:@!?%\w+\s+)?(?:ret|exit|trap)\b")
 # PTX loads, stores, atomics and FP32 arithmetic, and the one SASS instruction each becomes (beside any
 # sign extension or address work): how many of these a block holds per line tells its unroll factor
 _ONE_TO_ONE = re.compile(r"^\s*(@!?%\w+\s+)?(ld|st|fma|add\.f32|mul\.f32|add\.rn\.f32|mul\.rn\.f32|atom|red)\b")
@@ -183,7 +181,7 @@ def weights(text: str, arch: str, flags: tuple = ()) -> SassMap:
         raise LaunchError("model='sass' needs ptxas and nvdisasm: install gpusim[sass] (or gpusim[triton], which "
                           "bundles both), or set GPUSIM_PTXAS/GPUSIM_NVDISASM; model='ptx' needs nothing")
     tools = f"{ptxas.tool_version(exe)} | {ptxas.tool_version(dis)}"
-    key = hashlib.sha256(f"map51\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
+    key = hashlib.sha256(f"map52\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
     path = cache_root() / "ptxas" / f"{key}.map.json"
     if path.exists():
         return SassMap.from_json(json.loads(path.read_text()))
@@ -193,66 +191,6 @@ def weights(text: str, arch: str, flags: tuple = ()) -> SassMap:
     m.tools = tools
     ptxas.write_atomic(path, json.dumps(m.to_json()))
     return m
-
-
-def ptx_loops(text: str) -> list:
-    """PTX loops as (first line, last line): from a label to the last branch back to it that the label's
-    code can reach. A branch back to a label whose code cannot come to the branch is no loop: numba puts
-    a kernel's early `ret` block (`$L__BB0_7: ret;`) before the body, and the body's last block jumps back
-    to it."""
-    lines = text.splitlines()
-    starts = {0}                                   # basic blocks: their first lines (0-based)
-    for i, s in enumerate(lines):
-        if _PTX_LABEL.match(s) and not s.lstrip().startswith("."):
-            starts.add(i)
-        elif _PTX_BRANCH.search(s) or _PTX_END.search(s):
-            starts.add(i + 1)
-    starts = sorted(x for x in starts if x < len(lines)) or [0]
-    block_of = [0] * (len(lines) + 1)
-    for b, a in enumerate(starts):
-        for i in range(a, starts[b + 1] if b + 1 < len(starts) else len(lines)):
-            block_of[i] = b
-    label_block = {}
-    for i, s in enumerate(lines):
-        lab = _PTX_LABEL.match(s)
-        if lab and not s.lstrip().startswith("."):
-            label_block[lab.group(1)] = block_of[i]
-    n = len(starts)
-    succ = [set() for _ in range(n)]
-    for b in range(n):
-        last = (starts[b + 1] if b + 1 < n else len(lines)) - 1
-        body = [lines[i] for i in range(starts[b], last + 1) if lines[i].strip()]
-        tail = body[-1] if body else ""
-        br = _PTX_BRANCH.search(tail)
-        if br and br.group(1) in label_block:
-            succ[b].add(label_block[br.group(1)])
-        ends_flow = (_PTX_END.search(tail) or br) and not tail.lstrip().startswith("@")
-        if not ends_flow and b + 1 < n:
-            succ[b].add(b + 1)
-
-    def reaches(a, z):
-        if a < 0:
-            return False
-        seen, todo = {a}, [a]
-        while todo:
-            x = todo.pop()
-            if x == z:
-                return True
-            for y in succ[x] - seen:
-                seen.add(y)
-                todo.append(y)
-        return False
-
-    at, out = {}, {}
-    for i, s in enumerate(lines, 1):
-        lab = _PTX_LABEL.match(s)
-        if lab:
-            at[lab.group(1)] = i
-            continue
-        br = _PTX_BRANCH.search(s)
-        if br and br.group(1) in at and reaches(label_block.get(br.group(1), -1), block_of[i - 1]):
-            out[at[br.group(1)]] = i
-    return sorted(out.items())
 
 
 def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
@@ -276,6 +214,7 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
     at = 0                                         # listing position of the block's first instruction
     seen_blocks: set = set()                       # (function, constant-bank block) a ULDC read already
     functions = [i + 1 for i, s in enumerate(ptx) if _FUNCTION.match(s)]     # each function's first line
+    block_of = ptx_blocks(ptx)[1]
     for bi, (blk, lines) in enumerate(zip(blocks, per_block)):
         _rank_lines(m.rank, blk, lines, at, None if kept is None else {ln for ln in lines if (bi, ln) in kept})
         at += len(blk)
@@ -301,7 +240,8 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
                 key = (bisect.bisect_right(functions, ln), b)
                 if 0 <= b < IMC_BLOCKS and key not in seen_blocks:
                     seen_blocks.add(key)
-                    m.uldc[ln] = m.uldc.get(ln, 0) | (1 << b)
+                    at_ln = uldc_line(lines, k, block_of)
+                    m.uldc[at_ln] = m.uldc.get(at_ln, 0) | (1 << b)
             if ln is None or (kept is not None and (bi, ln) not in kept):
                 continue
             op = opcode(ins)
