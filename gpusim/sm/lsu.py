@@ -174,7 +174,7 @@ LSU = namedtuple("LSU", "issue_interval tag_lines atomic_same_address free_at dr
 # and the oldest of them; credit_unit, credit_ops: scratch, the units of the request being sent and its operations
 # at each
 LD_REQUESTS, LD_SECTORS, ST_REQUESTS, ST_SECTORS, LOCAL_SECTORS, ATOM_REQUESTS = range(6)     # counters
-KIND_NONE, KIND_SHORT, KIND_LONG = 0, 1, 2      # scoreboard producer kinds (sm/scoreboard.py)
+KIND_NONE, KIND_SHORT, KIND_LONG, KIND_SPLIT = 0, 1, 2, 3      # scoreboard producer kinds (sm/scoreboard.py)
 
 
 def make_state(spec: LSUSpec, n_sm: int, n_warps: int, n_pcs: int, aggregated=None, float_atomic=None,

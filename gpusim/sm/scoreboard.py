@@ -8,6 +8,11 @@ producer's latency comes from its pipeline or memory unit.
 as variable-latency MIO operations that set a scoreboard (S2R for %tid, %laneid, %ctaid and the like;
 SHFL, MATCH, REDUX): their consumers wait on short_scoreboard, not on `wait`, for at least the
 pipelines' `lat_s2r` (S2R) or `lat_shfl` (the MIO operations) cycles: `variable[pc]` holds that latency.
+In the SASS model it also marks a warp-aggregated global atomic (ptxas's VOTEU, FLO, POPC, one ATOMG and a
+SHFL that hands each lane its value): its result comes `lat_shfl` cycles after the atomic's, and a consumer
+that waits for it stalls on long_scoreboard until the atomic is back, then on short_scoreboard for the SHFL
+(producer kind 3, `SPLIT`), as the H100 samples the SHFL and the instruction after it
+(validation/data/h100/ncu/sass_stalls_more_2026-11-27/ho_compact_atomic_naive).
 
 The SASS model adds ptxas's write-after-read waits (gpusim/sasslisting.py `read_barriers`): a global or
 local memory instruction's registers are read when the LSU begins it, not when it issues, so ptxas
@@ -26,7 +31,8 @@ from gpusim.isa import opcodes as oc
 from gpusim.jit import njit
 from gpusim.sm.stalls import LONG_SCOREBOARD, SHORT_SCOREBOARD, WAIT
 
-Scoreboard = namedtuple("Scoreboard", "reads writes ready_at producer variable rd_set rd_wait released")
+Scoreboard = namedtuple("Scoreboard", "reads writes ready_at producer variable rd_set rd_wait released tail")
+SPLIT = -2              # operands_ready's reason for a kind-3 result: long_scoreboard, then `tail` cycles of short
 N_BARRIERS = 6          # SASS scoreboard barriers
 MAX_READS, MAX_WRITES = oc.NSLOT - oc.S0 + 1, oc.S0      # every source slot and the guard; every destination
 OP_ATOM = oc.OP["atom"]
@@ -82,15 +88,20 @@ def variable_latency(d, mio_latency: int, s2r_latency: int) -> np.ndarray:
     return out
 
 
-def make_state(d, n_warps: int, read_barriers, mio_latency: int, s2r_latency: int) -> Scoreboard:
+def make_state(d, n_warps: int, read_barriers, mio_latency: int, s2r_latency: int, aggregated=None) -> Scoreboard:
     """read_barriers: per pc, (barriers set, barriers waited on) as bit masks (the SASS model), else none.
-    mio_latency, s2r_latency: the least latencies of MIO operations and S2R (`variable_latency`)."""
+    mio_latency, s2r_latency: the least latencies of MIO operations and S2R (`variable_latency`).
+    aggregated: per pc, nonzero where ptxas made a global atomic warp-aggregated (the SASS model), else none."""
     reads, writes = register_lists(d)
     rb = np.zeros((d.n, 2), np.int64) if read_barriers is None else np.ascontiguousarray(read_barriers, np.int64)
+    variable = variable_latency(d, mio_latency, s2r_latency)
+    if aggregated is not None:
+        for pc in range(d.n):
+            if aggregated[pc] != 0 and int(d.ins[pc, oc.F_CLASS]) == oc.C_ATOMIC and writes[pc, 0] >= 0:
+                variable[pc] = mio_latency
     return Scoreboard(reads, writes, np.zeros((n_warps, d.nregs), np.int64), np.zeros((n_warps, d.nregs), np.int64),
-                      variable_latency(d, mio_latency, s2r_latency), np.ascontiguousarray(rb[:, 0]),
-                      np.ascontiguousarray(rb[:, 1]),
-                      np.zeros((n_warps, N_BARRIERS), np.int64))
+                      variable, np.ascontiguousarray(rb[:, 0]), np.ascontiguousarray(rb[:, 1]),
+                      np.zeros((n_warps, N_BARRIERS), np.int64), np.int64(mio_latency))
 
 
 @njit(inline="always")
@@ -99,6 +110,8 @@ def _reason(kind):
         return SHORT_SCOREBOARD
     if kind == 2:
         return LONG_SCOREBOARD
+    if kind == 3:
+        return SPLIT
     return WAIT
 
 

@@ -24,7 +24,7 @@ from gpusim.sm.atomics import acquired, fence_ready
 from gpusim.sm.copygroups import copy_issued, group_op
 from gpusim.sm.executor import S_BARRIER, S_DEFERRED, S_DONE, S_FAULT, step
 from gpusim.sm.fetch import constant_ready, fetch_ready
-from gpusim.sm.lsu import KIND_LONG, KIND_SHORT, last_begun, memory_timing, mio_behind_lg, spill_traffic
+from gpusim.sm.lsu import KIND_LONG, KIND_SHORT, KIND_SPLIT, last_begun, memory_timing, mio_behind_lg, spill_traffic
 from gpusim.sm.pipelines import (
     SLOT,
     accepts_at,
@@ -50,7 +50,7 @@ from gpusim.sm.scheduler import (
     subpartition_of,
     wake,
 )
-from gpusim.sm.scoreboard import mark_written, operands_read, operands_ready, reads_released
+from gpusim.sm.scoreboard import SPLIT, mark_written, operands_read, operands_ready, reads_released
 from gpusim.sm.simt import defer_barrier, settle
 from gpusim.sm.stalls import (
     BARRIER,
@@ -64,6 +64,7 @@ from gpusim.sm.stalls import (
     MIO_THROTTLE,
     NO_INSTRUCTION,
     SELECTED,
+    SHORT_SCOREBOARD,
     WAIT,
     sampled_as,
 )
@@ -112,7 +113,13 @@ def earliest(P, M, U, w, sm, sp, now):
         t, reason = c, IMC_MISS
     t_ops, r_ops = operands_ready(U.scoreboard, w, pc, t, reason)
     t_ops, r_ops = reads_released(U.scoreboard, w, pc, t_ops, r_ops)
-    if t_ops > t:
+    if t_ops > t and r_ops == SPLIT:      # an aggregated atomic's result: the atomic back, then its SHFL
+        if t_ops - U.scoreboard.tail > t:
+            q, q_reason, p, p_reason = t, reason, t_ops - U.scoreboard.tail, LONG_SCOREBOARD
+        else:
+            q, q_reason, p, p_reason = p, p_reason, t, reason
+        t, reason = t_ops, SHORT_SCOREBOARD
+    elif t_ops > t:
         q, q_reason, p, p_reason = p, p_reason, t, reason
         t, reason = t_ops, r_ops
     if U.lsu.release[pc] & 1 != 0:      # a release: its SM's earlier writes performed first (sm/atomics.py)
@@ -198,6 +205,9 @@ def issue(P, M, U, counters, w, pc, now):
                     operands_read(U.scoreboard, w, pc, last_begun(U.lsu, sm) + 1)
             if op == OP_LDMATRIX:
                 done += U.smem.ldsm_latency
+            if kind == KIND_LONG and U.scoreboard.variable[pc] != 0:    # warp-aggregated: the lanes' values by SHFL
+                done += U.scoreboard.variable[pc]
+                kind = KIND_SPLIT
             if M.tr_info[TI_SPACE] == oc.SP_SHARED and M.clslot[M.wcta[w], CL_SIZE] > 1:
                 done = remote_access(U.dsm, M.tr_addr, M.tr_info[TI_MASK], M.tr_info[TI_SIZE],
                                      M.clslot[M.wcta[w], CL_RANK], sm, now, done)     # distributed shared memory

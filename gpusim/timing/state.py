@@ -24,7 +24,7 @@ def make_units(spec, d, warps_per_sm: int, ctas_per_sm: int, record: events.Even
         sched=scheduler.make_state(spec.scheduler, nsm, warps_per_sm, d.n,
                                    None if slots is None else slots[:, 7:9]),
         scoreboard=scoreboard.make_state(d, n_warps, None if slots is None else slots[:, 9:11], spec.pipes.lat_shfl,
-                                         spec.pipes.lat_s2r),
+                                         spec.pipes.lat_s2r, None if slots is None else slots[:, 3]),
         pipes=pipelines.make_state(spec.pipes, nsm * spec.scheduler.subpartitions, spec.l1.latency,
                                    spec.l2.atomic_latency, d, spec.scheduler.subpartitions,
                                    None if slots is None else slots[:, [0, 1, 2, 12, 13, 14, 15, 16, 17, 18, 19]]),

@@ -89,7 +89,7 @@ def test_a_warp_waits_for_the_read_barriers_it_names_until_the_lsu_has_read_the_
     sb = scoreboard.Scoreboard(np.full((3, 1), -1, np.int64), np.full((3, 1), -1, np.int64),
                                np.zeros((2, 1), np.int64), np.zeros((2, 1), np.int64), np.zeros(3, np.int64),
                                np.array([1, 0, 0], np.int64), np.array([0, 0, 1], np.int64),
-                               np.zeros((2, scoreboard.N_BARRIERS), np.int64))
+                               np.zeros((2, scoreboard.N_BARRIERS), np.int64), np.int64(24))
     scoreboard.operands_read(sb, 0, 0, 500)          # warp 0's pc 0 (sets barrier 0) begun at 500
     assert scoreboard.reads_released(sb, 0, 2, 10, WAIT) == (500, LONG_SCOREBOARD)
     assert scoreboard.reads_released(sb, 0, 1, 10, WAIT) == (10, WAIT)     # pc 1 waits on nothing
