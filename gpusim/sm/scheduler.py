@@ -92,7 +92,7 @@ class SchedulerSpec:
 Scheduler = namedtuple("Scheduler", "policy group_size subpartitions warps_per_sm next_event last_issued "
                                     "ready_at reason accounted_until age at_barrier next_bound stall pc_stall "
                                     "wait_cycles yields starve eligible_since first_sp cta_turn free_slots join_split "
-                                    "held held_head")
+                                    "held held_head mio_issued mio_head")
 # wait_cycles: per pc, ptxas's stall cycles (x SLOT, sm/pipelines.py) a warp waits after issuing it (zeros: none);
 # yields: per pc, 1 where its SASS yields; eligible_since: per warp, the cycle from which it has been
 # eligible without issuing (-1: not eligible since it last issued); first_sp: per SM, the sub-partition whose
@@ -101,8 +101,11 @@ Scheduler = namedtuple("Scheduler", "policy group_size subpartitions warps_per_s
 # free_slots: scratch for the warp slots a CTA being placed takes; join_split: per warp, a join's hold not yet
 # charged (`hold_join`): the end of the hold before it and that hold's reason, the ends of its stretches of wait,
 # branch_resolving and wait (the last 0: none); held: per sub-partition, the last HELD_RING stretches its dispatch
-# was held (`hold_dispatch`: [start, end) and the holding warp each), held_head the slot of the newest
+# was held (`hold_dispatch`: [start, end) and the holding warp each), held_head the slot of the newest; mio_issued:
+# per sub-partition, the cycles it put its last MIO_RING shared-memory instructions into the MIO queue (`note_mio`),
+# mio_head the slot of the newest
 HELD_RING = 16
+MIO_RING = 32
 
 
 def _held_ring(nsp: int) -> np.ndarray:
@@ -128,7 +131,7 @@ def make_state(spec: SchedulerSpec, n_sm: int, warps_per_sm: int, n_pcs: int, co
                      z(n_pcs) if control is None else np.ascontiguousarray(control[:, 1]),
                      np.int64(spec.starve_cycles if control is None else spec.starve_cycles_sass),
                      np.full(n_warps, -1, np.int64), z(n_sm), z(n_sm), z(warps_per_sm), z(n_warps, 5),
-                     _held_ring(nsp), z(nsp))
+                     _held_ring(nsp), z(nsp), np.full((nsp, MIO_RING), -1, np.int64), z(nsp))
 
 
 # ------------------------------------------------------------------ policies: smaller key issues first
@@ -247,6 +250,29 @@ def hold_dispatch(s, sp, start, end, block, holder=-1):
     s.held_head[sp] = h
     if block and s.next_event[sp] < end:
         s.next_event[sp] = end
+
+
+@njit(inline="always")
+def note_mio(s, sp, now):
+    """Sub-partition sp put a shared-memory instruction into the MIO queue at `now`."""
+    h = (s.mio_head[sp] + 1) % MIO_RING
+    s.mio_issued[sp, h] = now
+    s.mio_head[sp] = h
+
+
+@njit(inline="always")
+def mio_taken(s, sp, a, b):
+    """How many shared-memory instructions sub-partition sp put into the MIO queue in [a, b) (at most MIO_RING):
+    for a warp that waited for the queue then, each was an entry that came free and went to another warp, a cycle
+    it was eligible and not selected. The H100 samples about 0.3 not_selected per mio_throttle on the shared
+    loads of the per-SASS tables (ho_matmul_tile32 0.28, ho_bitonic_sort_shared 0.35, ho_scan_exclusive 0.32;
+    tri_softmax, one warp a sub-partition, 0.06)."""
+    n = 0
+    for k in range(MIO_RING):
+        t = s.mio_issued[sp, k]
+        if a <= t < b:
+            n += 1
+    return n
 
 
 @njit(inline="always")

@@ -44,6 +44,8 @@ from gpusim.sm.scheduler import (
     account,
     hold_dispatch,
     hold_join,
+    mio_taken,
+    note_mio,
     priority,
     reads_held_until,
     slot_warp,
@@ -399,6 +401,9 @@ def issue_subpartition(P, M, U, counters, sp, now):
         # another warp's instruction
         keep = busy_cycles(U.pipes, sp, P.ins[best_pc, oc.F_CLASS], best_pc,
                            max(best_split, s.accounted_until[best]), best_e)
+    elif best_reason == MIO_THROTTLE:   # of the cycles it waited for the MIO queue, entries other warps took
+        a = max(best_split, s.accounted_until[best])
+        keep = max(best_e - a - mio_taken(s, sp, a, best_e), 0)
     # the pipe's busy cycles go to the reason the H100 samples them as; the cycles it took others' work, not_selected
     account(s, best, best_pc, now, best_e,
             sampled_as(P, best_pc, best_reason, best_pc >= 0 and xu_only(U.pipes, best_pc)), best_pc >= 0, best_split,
@@ -406,6 +411,9 @@ def issue_subpartition(P, M, U, counters, sp, now):
     if U.events.on != 0 and best_pc >= 0:
         note_issue(U.events, best, sp, now)
     s.last_issued[sp] = best
+    if best_pc >= 0 and P.ins[best_pc, oc.F_SPACE] == oc.SP_SHARED and (
+            P.ins[best_pc, oc.F_CLASS] == oc.C_LDST or P.ins[best_pc, oc.F_CLASS] == oc.C_ATOMIC):
+        note_mio(s, sp, now)
     if s.starve > 0:
         s.eligible_since[best] = -1
     if (s.policy == GTO or s.policy == GTY) and best_pc >= 0 and s.yields[best_pc] != 0:
