@@ -35,6 +35,7 @@ import numpy as np
 
 from gpusim.jit import njit
 from gpusim.sm.stalls import (
+    BARRIER,
     BRANCH_RESOLVING,
     DISPATCH_STALL,
     MATH_PIPE_THROTTLE,
@@ -43,6 +44,7 @@ from gpusim.sm.stalls import (
     STALLS,
     WAIT,
 )
+from gpusim.sm.state import W_READY
 from gpusim.spec import param
 
 LRR, GTO, OLDEST, TWO_LEVEL, GTY, CTA_RR = 0, 1, 2, 3, 4, 5
@@ -273,6 +275,23 @@ def mio_taken(s, sp, a, b):
         if a <= t < b:
             n += 1
     return n
+
+
+@njit(inline="always")
+def mio_keep(s, sp, a, e):
+    """Of a warp's wait for the MIO queue from a to e, the cycles that stay mio_throttle: less one for each
+    entry another warp of its sub-partition took (`mio_taken`), which are not_selected."""
+    return max(e - a - mio_taken(s, sp, a, e), 0)
+
+
+@njit(no_cpython_wrapper=True)
+def wake_released(s, wcta, wstat, ctas_per_sm, latency, c, now):
+    """Warps of CTA slot c that waited at a barrier the executor has released go on `latency` cycles later."""
+    sm = c // ctas_per_sm
+    for w in range(sm * s.warps_per_sm, (sm + 1) * s.warps_per_sm):
+        if s.at_barrier[w] == 1 and wcta[w] == c and wstat[w] == W_READY:
+            s.at_barrier[w] = 0
+            wake(s, w, now + latency, BARRIER)
 
 
 @njit(inline="always")

@@ -146,6 +146,18 @@ def reads_released(sb, w, pc, t, reason):
 
 
 @njit(inline="always")
+def operands_wait(sb, w, pc, t, reason):
+    """(cycle, stall reason, split): no earlier than t, and not before `pc`'s registers are ready and the read
+    barriers it waits on released. A kind-3 result (an aggregated atomic's, through its SHFL) is a wait on
+    long_scoreboard until `split`, then short_scoreboard; otherwise split is 0."""
+    t, reason = operands_ready(sb, w, pc, t, reason)
+    t, reason = reads_released(sb, w, pc, t, reason)
+    if reason == SPLIT:
+        return t, SHORT_SCOREBOARD, t - sb.tail
+    return t, reason, 0
+
+
+@njit(inline="always")
 def operands_read(sb, w, pc, when):
     """`pc`'s registers are read at cycle `when`: the read barriers it sets are released then."""
     m = sb.rd_set[pc]

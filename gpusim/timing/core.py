@@ -44,15 +44,16 @@ from gpusim.sm.scheduler import (
     account,
     hold_dispatch,
     hold_join,
-    mio_taken,
+    mio_keep,
     note_mio,
     priority,
     reads_held_until,
     slot_warp,
     subpartition_of,
     wake,
+    wake_released,
 )
-from gpusim.sm.scoreboard import SPLIT, mark_written, operands_read, operands_ready, reads_released
+from gpusim.sm.scoreboard import mark_written, operands_read, operands_wait
 from gpusim.sm.simt import defer_barrier, settle
 from gpusim.sm.stalls import (
     BARRIER,
@@ -66,7 +67,6 @@ from gpusim.sm.stalls import (
     MIO_THROTTLE,
     NO_INSTRUCTION,
     SELECTED,
-    SHORT_SCOREBOARD,
     WAIT,
     sampled_as,
 )
@@ -113,16 +113,12 @@ def earliest(P, M, U, w, sm, sp, now):
     if c > t:
         q, q_reason, p, p_reason = p, p_reason, t, reason
         t, reason = c, IMC_MISS
-    t_ops, r_ops = operands_ready(U.scoreboard, w, pc, t, reason)
-    t_ops, r_ops = reads_released(U.scoreboard, w, pc, t_ops, r_ops)
-    if t_ops > t and r_ops == SPLIT:      # an aggregated atomic's result: the atomic back, then its SHFL
-        if t_ops - U.scoreboard.tail > t:
-            q, q_reason, p, p_reason = t, reason, t_ops - U.scoreboard.tail, LONG_SCOREBOARD
+    t_ops, r_ops, split = operands_wait(U.scoreboard, w, pc, t, reason)
+    if t_ops > t:
+        if split > t:       # an aggregated atomic's result: the atomic back (long_scoreboard), then its SHFL
+            q, q_reason, p, p_reason = t, reason, split, LONG_SCOREBOARD
         else:
             q, q_reason, p, p_reason = p, p_reason, t, reason
-        t, reason = t_ops, SHORT_SCOREBOARD
-    elif t_ops > t:
-        q, q_reason, p, p_reason = p, p_reason, t, reason
         t, reason = t_ops, r_ops
     if U.lsu.release[pc] & 1 != 0:      # a release: its SM's earlier writes performed first (sm/atomics.py)
         fence = fence_ready(U.lsu, w)
@@ -150,16 +146,6 @@ def earliest(P, M, U, w, sm, sp, now):
             q, q_reason, p, p_reason = p, p_reason, t, reason
             t, reason = t_sync, r_sync
     return t, reason, pc, p, p_reason, q, q_reason
-
-
-@njit(no_cpython_wrapper=True)
-def wake_released(M, s, res, barrier_latency, c, now):
-    """Warps of CTA slot c that waited at a barrier the executor has released."""
-    sm = c // res.ctas_per_sm
-    for w in range(sm * s.warps_per_sm, (sm + 1) * s.warps_per_sm):
-        if s.at_barrier[w] == 1 and M.wcta[w] == c and M.wstat[w] == W_READY:
-            s.at_barrier[w] = 0
-            wake(s, w, now + barrier_latency, BARRIER)
 
 
 @njit(no_cpython_wrapper=True, inline="always")
@@ -191,6 +177,8 @@ def issue(P, M, U, counters, w, pc, now):
         s.first_sp[sm] = (sp + 1) % s.subpartitions     # it took an entry of a shared queue: the next goes first
         if M.tr_info[TI_MASK] != 0:
             space = M.tr_info[TI_SPACE]
+            if space == oc.SP_SHARED:
+                note_mio(s, sp, now)        # it took an entry of its sub-partition's MIO queue
             sampled = U.events.on != 0 and (space == oc.SP_GLOBAL or space == oc.SP_LOCAL) and want_request(U.events)
             if sampled:
                 U.l2.probe[0] = -1
@@ -336,7 +324,7 @@ def issue(P, M, U, counters, w, pc, now):
               and U.dsm.release[lead] > s.ready_at[w]):
             wake(s, w, U.dsm.release[lead], BARRIER)    # the phase completed; its release is still on its way
         for k in range(M.clslot[c, CL_SIZE]):      # a cluster barrier releases warps of every CTA of the cluster
-            wake_released(M, s, U.residency, latency, M.clslot[c, k], now)
+            wake_released(s, M.wcta, M.wstat, U.residency.ctas_per_sm, latency, M.clslot[c, k], now)
     if r == S_DONE or M.wstat[w] == W_DONE:
         if U.lsu.drain_at[w] > now + 1:
             # the warp has exited but its stores and reductions are still in flight: it keeps its
@@ -402,8 +390,7 @@ def issue_subpartition(P, M, U, counters, sp, now):
         keep = busy_cycles(U.pipes, sp, P.ins[best_pc, oc.F_CLASS], best_pc,
                            max(best_split, s.accounted_until[best]), best_e)
     elif best_reason == MIO_THROTTLE:   # of the cycles it waited for the MIO queue, entries other warps took
-        a = max(best_split, s.accounted_until[best])
-        keep = max(best_e - a - mio_taken(s, sp, a, best_e), 0)
+        keep = mio_keep(s, sp, max(best_split, s.accounted_until[best]), best_e)
     # the pipe's busy cycles go to the reason the H100 samples them as; the cycles it took others' work, not_selected
     account(s, best, best_pc, now, best_e,
             sampled_as(P, best_pc, best_reason, best_pc >= 0 and xu_only(U.pipes, best_pc)), best_pc >= 0, best_split,
@@ -411,9 +398,6 @@ def issue_subpartition(P, M, U, counters, sp, now):
     if U.events.on != 0 and best_pc >= 0:
         note_issue(U.events, best, sp, now)
     s.last_issued[sp] = best
-    if best_pc >= 0 and P.ins[best_pc, oc.F_SPACE] == oc.SP_SHARED and (
-            P.ins[best_pc, oc.F_CLASS] == oc.C_LDST or P.ins[best_pc, oc.F_CLASS] == oc.C_ATOMIC):
-        note_mio(s, sp, now)
     if s.starve > 0:
         s.eligible_since[best] = -1
     if (s.policy == GTO or s.policy == GTY) and best_pc >= 0 and s.yields[best_pc] != 0:
