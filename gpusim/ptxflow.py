@@ -76,22 +76,39 @@ def ptx_loops(text: str) -> list:
     return sorted(out.items())
 
 
-def uldc_line(lines: list, k: int, block_of: list) -> int:
-    """The PTX line at which a warp comes to SASS instruction k of a SASS block, given the block's PTX line per
-    instruction (1-based). ptxas hoists constant loads (ULDC) out of loops and ahead of branches, so a ULDC's
-    own line may lie in a later PTX block than the code around it, and the warps run it there, all together,
-    as the H100's imc_miss samples on such prologue ULDCs show. The block's own PTX block is the one most of
-    its instructions come from (the earliest on a tie); a ULDC from another goes to the next instruction of
-    the block's own PTX block, else the one before it, else keeps its line."""
-    ln = lines[k]
+def home_block(lines: list, block_of: list) -> int | None:
+    """A SASS block's own PTX block, given its PTX line per instruction (1-based, None for none): the one most of
+    its instructions come from (the earliest on a tie); None if no instruction has a line."""
     votes: dict = {}
     for x in lines:
         if x is not None:
             votes[block_of[x - 1]] = votes.get(block_of[x - 1], 0) + 1
-    home = min(votes, key=lambda b: (-votes[b], b))
-    if block_of[ln - 1] == home:
+    return min(votes, key=lambda b: (-votes[b], b)) if votes else None
+
+
+def uldc_line(lines: list, k: int, block_of: list, home: int | None = None) -> int:
+    """The PTX line at which a warp comes to SASS instruction k of a SASS block, given the block's PTX line per
+    instruction (1-based). ptxas hoists constant loads (ULDC) and integer work out of loops and ahead of branches,
+    so such an instruction's own line may lie in a later PTX block than the code around it, and the warps run it
+    there, all together (the H100's imc_miss samples on prologue ULDCs; ho_stencil1d's comparisons and selects
+    for the reads after its barrier, issued before it). An instruction from another PTX block than the SASS
+    block's own (`home_block`) goes to the next instruction of the own PTX block, else the one before it, else
+    keeps its line."""
+    ln = lines[k]
+    home = home_block(lines, block_of) if home is None else home
+    if ln is None or block_of[ln - 1] == home:
         return ln
     for j in list(range(k + 1, len(lines))) + list(range(k - 1, -1, -1)):
         if lines[j] is not None and block_of[lines[j] - 1] == home:
             return lines[j]
     return ln
+
+
+def hoisted_lines(lines: list, movable: list, block_of: list) -> list:
+    """A SASS block's PTX lines with each `movable` instruction from a later PTX block than the SASS block's own
+    placed where the warps run it (`uldc_line`); the others keep theirs. For a block outside SASS loops: ptxas
+    hoists integer work ahead of branches and barriers, and out of loops; inside a loop the blocks are small and
+    their own PTX block is not told apart by votes."""
+    home = home_block(lines, block_of)
+    return [uldc_line(lines, k, block_of, home) if mv and block_of[ln - 1] > home else ln
+            for k, (ln, mv) in enumerate(zip(lines, movable))]

@@ -354,19 +354,21 @@ def block_lines(blocks: list) -> tuple[list, list]:
     return out, sorted({ln for ln in joined.values() if ln is not None})
 
 
-def read_barriers(blocks: list, kept: set | None = None, functions: list | None = None) -> tuple[dict, dict]:
+def read_barriers(blocks: list, kept: set | None = None, functions: list | None = None,
+                  per_block: list | None = None) -> tuple[dict, dict]:
     """Write-after-read waits, from the control bits: per PTX line, the read barriers its global or local
     memory SASS sets (released once the LSU has read the instruction's registers), and the read barriers
     its SASS waits on (a wait on a barrier whose latest setter, in listing order, set it as such a read
     barrier: ptxas makes the next writer of those registers, or a loop's back edge, wait for the read).
     Bit b of a mask is scoreboard barrier b (0-5). functions: each PTX function's first line; a function's
-    waits are not matched to another's setters."""
+    waits are not matched to another's setters. per_block: each block's PTX line per instruction, if not the
+    listing's own (the SASS map's, with hoisted work placed where it runs)."""
     rd_set: dict = defaultdict(int)
     rd_wait: dict = defaultdict(int)
     read_by = [False] * 6           # per barrier: its latest setter set it as a memory read barrier
     func = -1
     for bi, blk in enumerate(blocks):
-        lines = fill_lines([x[1] for x in blk])
+        lines = fill_lines([x[1] for x in blk]) if per_block is None else per_block[bi]
         first = next((ln for ln in lines if ln is not None), None)
         if functions and first is not None and bisect.bisect_right(functions, first) != func:
             func, read_by = bisect.bisect_right(functions, first), [False] * 6

@@ -20,6 +20,10 @@ every SASS instruction, the PTX line it came from. So the mapping is explicit an
   * SASS with no line (the prologue, BSSY, the trailing self-branch, NOPs) goes to the nearest line before it in
     its block, else after it; a BSYNC to the first line after it (it opens the join every path runs:
     sm/pipelines.py `join_hold`); the dead self-branch after the last EXIT and NOPs are dropped;
+  * integer, uniform-datapath and constant-read SASS that ptxas hoisted, into a SASS block outside loops, from a
+    later PTX block (ahead of a branch or a barrier, out of a loop) counts at the next line of the SASS block's
+    own PTX block, where the warps run it (`ptxflow.hoisted_lines`); a line's primary instruction, memory
+    access, branch or special-register read keeps its line;
   * a line inside PTX loops counts only its copies inside as many SASS loops (`_kept_copies`): what ptxas
     hoisted out of a loop, or out of an inner loop into the outer one, runs once per enclosing trip, not
     per execution of the line. PTX loops are the branches back to a label whose code reaches the branch
@@ -55,7 +59,7 @@ import numpy as np
 from gpusim import ptxas
 from gpusim.errors import LaunchError
 from gpusim.jitcache import cache_root
-from gpusim.ptxflow import ptx_blocks, ptx_loops, uldc_line
+from gpusim.ptxflow import hoisted_lines, ptx_blocks, ptx_loops, uldc_line
 from gpusim.sasslisting import (
     ALU_OPS,
     DISPATCH_SAMPLED,
@@ -181,7 +185,7 @@ def weights(text: str, arch: str, flags: tuple = ()) -> SassMap:
         raise LaunchError("model='sass' needs ptxas and nvdisasm: install gpusim[sass] (or gpusim[triton], which "
                           "bundles both), or set GPUSIM_PTXAS/GPUSIM_NVDISASM; model='ptx' needs nothing")
     tools = f"{ptxas.tool_version(exe)} | {ptxas.tool_version(dis)}"
-    key = hashlib.sha256(f"map52\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
+    key = hashlib.sha256(f"map53\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
     path = cache_root() / "ptxas" / f"{key}.map.json"
     if path.exists():
         return SassMap.from_json(json.loads(path.read_text()))
@@ -199,8 +203,12 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
     ptx = text.splitlines()
     m = SassMap()
     per_block, m.joins = block_lines(blocks)
-    kept = _kept_copies(blocks, per_block, depth, ptx_loops(text), text) if depth is not None else None
     one_to_one = _one_to_one_lines(ptx)
+    block_of = ptx_blocks(ptx)[1]
+    per_block = [hoisted_lines(lines, [_movable(ins, ln, one_to_one) for (ins, *_), ln in zip(blk, lines)], block_of)
+                 if depth is not None and depth[bi] == 0 else lines
+                 for bi, (blk, lines) in enumerate(zip(blocks, per_block))]
+    kept = _kept_copies(blocks, per_block, depth, ptx_loops(text), text) if depth is not None else None
     local_lines = {i + 1 for i, s in enumerate(ptx) if re.search(r"\b(ld|st)\.local\b", s)}
     per_line_copies: dict = defaultdict(list)      # line -> [count / unroll, per block]
     primary_copies: Counter = Counter()            # line -> blocks holding its load/store/atomic/FP32 itself
@@ -214,7 +222,6 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
     at = 0                                         # listing position of the block's first instruction
     seen_blocks: set = set()                       # (function, constant-bank block) a ULDC read already
     functions = [i + 1 for i, s in enumerate(ptx) if _FUNCTION.match(s)]     # each function's first line
-    block_of = ptx_blocks(ptx)[1]
     for bi, (blk, lines) in enumerate(zip(blocks, per_block)):
         _rank_lines(m.rank, blk, lines, at, None if kept is None else {ln for ln in lines if (bi, ln) in kept})
         at += len(blk)
@@ -281,7 +288,7 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
         if xu_waits.get(ln, 0.0) > 0:
             m.xu_chain[ln] = xu_waits[ln] / n
     m.yields = sorted(ln for ln, c in last_ctrl.items() if control_fields(c)[1])
-    m.rd_set, m.rd_wait = read_barriers(blocks, kept, functions)
+    m.rd_set, m.rd_wait = read_barriers(blocks, kept, functions, per_block)
     m.opcodes = {ln: dict(c) for ln, c in opcodes.items()}
     # an atomic with a result on a warp-uniform address: ptxas elects one lane (VOTEU.ANY, FLO), adds the
     # warp's count (POPC) in one ATOMG and hands each lane its value (SHFL)
@@ -289,6 +296,16 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
                           if ("ATOMG" in c or "ATOM" in c) and ("VOTEU" in c or "VOTE" in c))
     m.predicated = predicated_blocks(ptx, m.opcodes, m.weight)
     return m
+
+
+def _movable(ins: str, ln, one_to_one: dict) -> bool:
+    """Whether ptxas may have hoisted a SASS instruction away from its PTX line's block (`ptxflow.hoisted_lines`):
+    integer and uniform-datapath work and constant reads, not a line's own primary instruction, memory access,
+    branch or special register read."""
+    op = opcode(ins)
+    if ln is None or (ln in one_to_one and op in one_to_one[ln]):
+        return False
+    return op in ALU_OPS or op in FMA_OPS or op == "ULDC" or on_uniform(op)
 
 
 def _rank_lines(rank: dict, blk: list, lines: list, at: int, kept: set | None) -> None:

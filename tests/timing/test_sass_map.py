@@ -241,7 +241,8 @@ def test_work_ptxas_hoisted_out_of_a_loop_counts_nothing_per_trip():
     assert in_loop == [False, True, False]
     m = sassmap.build(blocks, HOIST_PTX, in_loop)
     assert 6 not in m.weight             # line 6 is in the PTX loop; its LEA sits before the SASS loop
-    assert m.weight[3] == 1.0 and m.weight[2] == 1.0      # lines outside the loop keep their SASS
+    assert m.weight[3] == 1.0                              # lines outside the loop keep their SASS
+    assert m.weight[2] == 2.0        # and the prologue's line after the LEA takes it: the warps run it once, there
     assert m.weight[5] == 1.0 and m.weight[7] == 2.0
     assert sassmap.build(blocks, HOIST_PTX).weight[6] == 1.0      # without loop shapes: as if still inside
 
