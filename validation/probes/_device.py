@@ -129,12 +129,14 @@ def write(path: str, record: dict) -> None:
 def under_ncu(script: str, kernels: str, metrics: str) -> tuple[list, str, str]:
     """Run `script --inner` under ncu (clocks left alone, caches flushed before each profiled launch) for the
     kernels matching `kernels` (ncu's -k): per profiled launch in order, (kernel name, {metric: value}); and
-    ncu's stdout and stderr."""
+    ncu's stdout and stderr. PROBE_NCU_CACHE_CONTROL=none leaves the caches as the launches before left them."""
     import csv
     import io
+    import os
     import subprocess
     import sys
-    cmd = ["ncu", "--clock-control", "none", "--cache-control", "all", "-k", kernels, "--metrics", metrics,
+    cache = os.environ.get("PROBE_NCU_CACHE_CONTROL", "all")
+    cmd = ["ncu", "--clock-control", "none", "--cache-control", cache, "-k", kernels, "--metrics", metrics,
            "--csv", "--print-units", "base", sys.executable, script, "--inner"]
     p = subprocess.run(cmd, capture_output=True, text=True)
     rows = list(csv.DictReader(io.StringIO("\n".join(ln for ln in p.stdout.splitlines() if ln.startswith('"')))))
@@ -183,6 +185,7 @@ def ncu_probe(file: str, description: str, kernels: str, metrics: str, inner, on
     `rows(launches)`, and `code()`: the PTX/SASS that ran). The record (written to `--out` if given) is returned."""
     import argparse
     import json
+    import os
     import time
     from pathlib import Path
     ap = argparse.ArgumentParser()
@@ -203,6 +206,7 @@ def ncu_probe(file: str, description: str, kernels: str, metrics: str, inner, on
         launches, stdout, stderr = under_ncu(file, kernels, metrics)
         doc = ncu_record(f"validation/probes/{name}.py", t0, rows(launches), stdout, stderr, "variant")
         doc["code"] = code()
+        doc["ncu_cache_control"] = os.environ.get("PROBE_NCU_CACHE_CONTROL", "all")
     doc.update({"probe": name, "description": description})
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)

@@ -18,6 +18,11 @@ SM), and ncu gives its cycles and its stall mix per instruction issued:
   vecadd_b1024    vecadd with 1,024-thread CTAs (1,024 of them)
   vecadd4         four consecutive elements per thread (each of its 8 loads and 4 stores 16 B apart across the
                   lanes: 4 lines a warp instruction), 1,024 CTAs of 256 threads
+  vecadd_bB_1wave vecadd in one wave of B-thread CTAs (B = 64, 128, 512, 1,024: 4,224, 2,112, 528 and 264 CTAs,
+                  64 warps an SM as vecadd_1wave's): how the first wave's wait grows with a CTA's warps per
+                  sub-partition (forty-seventh pass)
+
+With PROBE_NCU_CACHE_CONTROL=none ncu leaves the caches warm from the launch before (`_device.under_ncu`).
 
     python3 validation/probes/warp_start.py --out validation/data/h100/probe_warp_start_h200.json
     python3 validation/probes/warp_start.py --gpusim [--set K=V] --out PATH
@@ -88,7 +93,9 @@ def ws_vecadd4(a, b, c, n):
 VARIANTS = [("vecadd", ws_vecadd, N // 256, 256), ("nostore", ws_nostore, N // 256, 256),
             ("storeonly", ws_storeonly, N // 256, 256), ("empty", ws_empty, N // 256, 256),
             ("vecadd_1wave", ws_vecadd, 1056, 256), ("vecadd_b64", ws_vecadd, N // 64, 64),
-            ("vecadd_b1024", ws_vecadd, N // 1024, 1024), ("vecadd4", ws_vecadd4, N // 4 // 256, 256)]
+            ("vecadd_b1024", ws_vecadd, N // 1024, 1024), ("vecadd4", ws_vecadd4, N // 4 // 256, 256),
+            ("vecadd_b64_1wave", ws_vecadd, 4224, 64), ("vecadd_b128_1wave", ws_vecadd, 2112, 128),
+            ("vecadd_b512_1wave", ws_vecadd, 528, 512), ("vecadd_b1024_1wave", ws_vecadd, 264, 1024)]
 
 
 def arrays():
