@@ -105,10 +105,10 @@ def uldc_line(lines: list, k: int, block_of: list, home: int | None = None) -> i
 
 
 def hoisted_lines(lines: list, movable: list, block_of: list) -> list:
-    """A SASS block's PTX lines with each `movable` instruction from a later PTX block than the SASS block's own
+    """A SASS block's PTX lines with each `movable` instruction from another PTX block than the SASS block's own
     placed where the warps run it (`uldc_line`); the others keep theirs. For a block outside SASS loops: ptxas
-    hoists integer work ahead of branches and barriers, and out of loops; inside a loop the blocks are small and
-    their own PTX block is not told apart by votes."""
+    hoists integer work ahead of branches and barriers and out of loops, and sinks it into the block that uses
+    it; inside a loop the blocks are small and their own PTX block is not told apart by votes."""
     home = home_block(lines, block_of)
-    return [uldc_line(lines, k, block_of, home) if mv and block_of[ln - 1] > home else ln
+    return [uldc_line(lines, k, block_of, home) if mv and block_of[ln - 1] != home else ln
             for k, (ln, mv) in enumerate(zip(lines, movable))]

@@ -20,10 +20,11 @@ every SASS instruction, the PTX line it came from. So the mapping is explicit an
   * SASS with no line (the prologue, BSSY, the trailing self-branch, NOPs) goes to the nearest line before it in
     its block, else after it; a BSYNC to the first line after it (it opens the join every path runs:
     sm/pipelines.py `join_hold`); the dead self-branch after the last EXIT and NOPs are dropped;
-  * integer, uniform-datapath and constant-read SASS that ptxas hoisted, into a SASS block outside loops, from a
-    later PTX block (ahead of a branch or a barrier, out of a loop) counts at the next line of the SASS block's
-    own PTX block, where the warps run it (`ptxflow.hoisted_lines`); a line's primary instruction, memory
-    access, branch or special-register read keeps its line;
+  * integer, uniform-datapath and constant-read SASS that ptxas moved into a SASS block outside loops from
+    another PTX block (hoisted ahead of a branch or a barrier or out of a loop, or sunk into the block that uses
+    it) counts at the next line of the SASS block's own PTX block, where the warps run it
+    (`ptxflow.hoisted_lines`); a line's primary instruction, memory access, branch or special-register read
+    keeps its line;
   * a line inside PTX loops counts only its copies inside as many SASS loops (`_kept_copies`): what ptxas
     hoisted out of a loop, or out of an inner loop into the outer one, runs once per enclosing trip, not
     per execution of the line. PTX loops are the branches back to a label whose code reaches the branch
@@ -185,7 +186,7 @@ def weights(text: str, arch: str, flags: tuple = ()) -> SassMap:
         raise LaunchError("model='sass' needs ptxas and nvdisasm: install gpusim[sass] (or gpusim[triton], which "
                           "bundles both), or set GPUSIM_PTXAS/GPUSIM_NVDISASM; model='ptx' needs nothing")
     tools = f"{ptxas.tool_version(exe)} | {ptxas.tool_version(dis)}"
-    key = hashlib.sha256(f"map54\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
+    key = hashlib.sha256(f"map56\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
     path = cache_root() / "ptxas" / f"{key}.map.json"
     if path.exists():
         return SassMap.from_json(json.loads(path.read_text()))
@@ -299,7 +300,7 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
 
 
 def _movable(ins: str, ln, one_to_one: dict) -> bool:
-    """Whether ptxas may have hoisted a SASS instruction away from its PTX line's block (`ptxflow.hoisted_lines`):
+    """Whether ptxas may have moved a SASS instruction away from its PTX line's block (`ptxflow.hoisted_lines`):
     integer and uniform-datapath work and constant reads, not a line's own primary instruction, memory access,
     branch or special register read."""
     op = opcode(ins)

@@ -1,8 +1,10 @@
-"""Integer work ptxas hoisted ahead of a branch or a barrier counts where the warps run it (gpusim/ptxflow.py
-`hoisted_lines`, gpusim/sassmap.py). ho_stencil1d's SASS prologue holds the compares, selects and adds of the
-reads after its barrier (18 of its 48 instructions), issued while its first load is in flight; the SASS map had
-charged them to their own PTX lines, after the barrier, where all of a CTA's warps come at once, and gpusim's
-math_pipe_throttle there was 1.7x the H100's (2.48 against 1.48 cycles per instruction; 1.28 after)."""
+"""Integer work ptxas hoisted ahead of a branch or a barrier, or sank past one, counts where the warps run it
+(gpusim/ptxflow.py `hoisted_lines`, gpusim/sassmap.py). ho_stencil1d's SASS prologue holds the compares,
+selects and adds of the reads after its barrier (18 of its 48 instructions), issued while its first load is in
+flight; the SASS map had charged them to their own PTX lines, after the barrier, where all of a CTA's warps come
+at once, and gpusim's math_pipe_throttle there was 1.7x the H100's (2.48 against 1.48 cycles per instruction;
+1.30 after). Instructions executed, against ncu's over the 140 validation cases: within 1% on 97 before, 115
+after."""
 from gpusim import sasslisting, sassmap
 from gpusim.ptxflow import hoisted_lines, ptx_blocks
 
@@ -57,11 +59,11 @@ def test_a_compare_hoisted_above_the_barrier_counts_at_the_prologue_line_after_i
     assert m.total == 10 and sum(m.opcodes[ln].get(op, 0) for ln in m.opcodes for op in m.opcodes[ln]) == 10
 
 
-def test_work_of_an_earlier_block_a_later_sass_block_holds_keeps_its_line():
-    # the IADD3 of line 3 after the barrier was sunk there, not hoisted: it stays with line 3
+def test_work_ptxas_sank_past_the_barrier_counts_where_it_runs():
+    # the IADD3 of line 3 sits after the barrier: ptxas sank it there, and the warps run it with line 10's load
     m = _map()
-    assert m.opcodes[3] == {"IADD3": 2}
-    assert m.opcodes[10] == {"LDS": 1}
+    assert m.opcodes[3] == {"IADD3": 1}
+    assert m.opcodes[10] == {"IADD3": 1, "LDS": 1}
 
 
 def test_only_integer_uniform_and_constant_work_moves():
@@ -69,8 +71,8 @@ def test_only_integer_uniform_and_constant_work_moves():
     starts, block_of = ptx_blocks(PTX.splitlines())
     # the ISETP (movable) goes to line 4, the next of the block's own PTX block; the load of line 10 keeps its line
     assert hoisted_lines(lines, [False, True, False, False, False], block_of) == [2, 4, 10, 4, 3]
-    # a block whose own PTX block is the later one moves nothing back into the earlier one
-    assert hoisted_lines([9, 10, 3, 10], [True, True, True, True], block_of) == [9, 10, 3, 10]
+    # a block whose own PTX block is the later one takes the earlier block's work sunk into it
+    assert hoisted_lines([9, 10, 3, 10], [True, True, True, True], block_of) == [9, 10, 10, 10]
 
 
 def test_inside_a_sass_loop_no_line_moves():
