@@ -86,7 +86,7 @@ def home_block(lines: list, block_of: list) -> int | None:
     return min(votes, key=lambda b: (-votes[b], b)) if votes else None
 
 
-def uldc_line(lines: list, k: int, block_of: list, home: int | None = None) -> int:
+def run_line(lines: list, k: int, block_of: list, home: int | None = None) -> int:
     """The PTX line at which a warp comes to SASS instruction k of a SASS block, given the block's PTX line per
     instruction (1-based). ptxas hoists constant loads (ULDC) and integer work out of loops and ahead of branches,
     so such an instruction's own line may lie in a later PTX block than the code around it, and the warps run it
@@ -104,11 +104,11 @@ def uldc_line(lines: list, k: int, block_of: list, home: int | None = None) -> i
     return ln
 
 
-def hoisted_lines(lines: list, movable: list, block_of: list) -> list:
+def moved_lines(lines: list, movable: list, block_of: list) -> list:
     """A SASS block's PTX lines with each `movable` instruction from another PTX block than the SASS block's own
-    placed where the warps run it (`uldc_line`); the others keep theirs. For a block outside SASS loops: ptxas
+    placed where the warps run it (`run_line`); the others keep theirs. For a block outside SASS loops: ptxas
     hoists integer work ahead of branches and barriers and out of loops, and sinks it into the block that uses
     it; inside a loop the blocks are small and their own PTX block is not told apart by votes."""
     home = home_block(lines, block_of)
-    return [uldc_line(lines, k, block_of, home) if mv and block_of[ln - 1] != home else ln
+    return [run_line(lines, k, block_of, home) if mv and block_of[ln - 1] != home else ln
             for k, (ln, mv) in enumerate(zip(lines, movable))]

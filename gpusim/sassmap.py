@@ -23,7 +23,7 @@ every SASS instruction, the PTX line it came from. So the mapping is explicit an
   * integer, uniform-datapath and constant-read SASS that ptxas moved into a SASS block outside loops from
     another PTX block (hoisted ahead of a branch or a barrier or out of a loop, or sunk into the block that uses
     it) counts at the next line of the SASS block's own PTX block, where the warps run it
-    (`ptxflow.hoisted_lines`); a line's primary instruction, memory access, branch or special-register read
+    (`ptxflow.moved_lines`); a line's primary instruction, memory access, branch or special-register read
     keeps its line;
   * a line inside PTX loops counts only its copies inside as many SASS loops (`_kept_copies`): what ptxas
     hoisted out of a loop, or out of an inner loop into the outer one, runs once per enclosing trip, not
@@ -60,7 +60,7 @@ import numpy as np
 from gpusim import ptxas
 from gpusim.errors import LaunchError
 from gpusim.jitcache import cache_root
-from gpusim.ptxflow import hoisted_lines, ptx_blocks, ptx_loops, uldc_line
+from gpusim.ptxflow import moved_lines, ptx_blocks, ptx_loops, run_line
 from gpusim.sasslisting import (
     ALU_OPS,
     DISPATCH_SAMPLED,
@@ -206,7 +206,7 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
     per_block, m.joins = block_lines(blocks)
     one_to_one = _one_to_one_lines(ptx)
     block_of = ptx_blocks(ptx)[1]
-    per_block = [hoisted_lines(lines, [_movable(ins, ln, one_to_one) for (ins, *_), ln in zip(blk, lines)], block_of)
+    per_block = [moved_lines(lines, [_movable(ins, ln, one_to_one) for (ins, *_), ln in zip(blk, lines)], block_of)
                  if depth is not None and depth[bi] == 0 else lines
                  for bi, (blk, lines) in enumerate(zip(blocks, per_block))]
     kept = _kept_copies(blocks, per_block, depth, ptx_loops(text), text) if depth is not None else None
@@ -248,7 +248,7 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
                 key = (bisect.bisect_right(functions, ln), b)
                 if 0 <= b < IMC_BLOCKS and key not in seen_blocks:
                     seen_blocks.add(key)
-                    at_ln = uldc_line(lines, k, block_of)
+                    at_ln = run_line(lines, k, block_of)
                     m.uldc[at_ln] = m.uldc.get(at_ln, 0) | (1 << b)
             if ln is None or (kept is not None and (bi, ln) not in kept):
                 continue
@@ -300,7 +300,7 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
 
 
 def _movable(ins: str, ln, one_to_one: dict) -> bool:
-    """Whether ptxas may have moved a SASS instruction away from its PTX line's block (`ptxflow.hoisted_lines`):
+    """Whether ptxas may have moved a SASS instruction away from its PTX line's block (`ptxflow.moved_lines`):
     integer and uniform-datapath work and constant reads, not a line's own primary instruction, memory access,
     branch or special register read."""
     op = opcode(ins)

@@ -1,12 +1,12 @@
 """Integer work ptxas hoisted ahead of a branch or a barrier, or sank past one, counts where the warps run it
-(gpusim/ptxflow.py `hoisted_lines`, gpusim/sassmap.py). ho_stencil1d's SASS prologue holds the compares,
+(gpusim/ptxflow.py `moved_lines`, gpusim/sassmap.py). ho_stencil1d's SASS prologue holds the compares,
 selects and adds of the reads after its barrier (18 of its 48 instructions), issued while its first load is in
 flight; the SASS map had charged them to their own PTX lines, after the barrier, where all of a CTA's warps come
 at once, and gpusim's math_pipe_throttle there was 1.7x the H100's (2.48 against 1.48 cycles per instruction;
 1.30 after). Instructions executed, against ncu's over the 140 validation cases: within 1% on 97 before, 115
 after."""
 from gpusim import sasslisting, sassmap
-from gpusim.ptxflow import hoisted_lines, ptx_blocks
+from gpusim.ptxflow import moved_lines, ptx_blocks
 
 PTX = "\n".join([
     "",                                     # 1
@@ -70,9 +70,9 @@ def test_only_integer_uniform_and_constant_work_moves():
     lines = [2, 9, 10, 4, 3]
     starts, block_of = ptx_blocks(PTX.splitlines())
     # the ISETP (movable) goes to line 4, the next of the block's own PTX block; the load of line 10 keeps its line
-    assert hoisted_lines(lines, [False, True, False, False, False], block_of) == [2, 4, 10, 4, 3]
+    assert moved_lines(lines, [False, True, False, False, False], block_of) == [2, 4, 10, 4, 3]
     # a block whose own PTX block is the later one takes the earlier block's work sunk into it
-    assert hoisted_lines([9, 10, 3, 10], [True, True, True, True], block_of) == [9, 10, 10, 10]
+    assert moved_lines([9, 10, 3, 10], [True, True, True, True], block_of) == [9, 10, 10, 10]
 
 
 def test_inside_a_sass_loop_no_line_moves():
