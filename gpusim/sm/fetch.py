@@ -25,6 +25,17 @@ per-instruction stall sampling puts imc_miss on the first ULDC of each 64-B bloc
 (validation/data/h100/ncu/sass_stalls_2026-11-27). The SASS model takes the blocks from the ULDCs of
 ptxas's listing, each at the PTX line its first ULDC came from (gpusim/sassmap.py); the PTX model from
 the PTX's parameter reads and launch-size registers.
+
+The SASS model: every sm_90 kernel starts with `LDC R1, c[0x0][0x28]` (the stack pointer; the kernel's first pc
+stands for it), a constant load through the sub-partition's MIO queue. The first on an SM whose constant caches
+are cold (`constants_cold`, as ncu leaves them: it flushes every cache before a recorded launch) starts the fill
+of the constant line through the L2, where every SM starting the kernel asks the same slice for it, plus
+`ldc_latency`; each warp's first LDC holds one of the sub-partition's `mio_entries` until the line is in, and an
+LDC or S2R that finds them all held waits on mio_throttle. On the H200 (validation/probes/warp_start.py, caches
+flushed) one-wave vecadd with 256-thread CTAs samples 4.3 cycles of mio_throttle per instruction, on the first
+LDC and on `S2R SR_CTAID.X`; with the caches left warm 1.3 (data/h100/probe_warp_start_warm_h200.json: what is
+left comes from a CTA's warps starting together, not modelled). The PTX model holds no entries (its figures
+were not re-run with them).
 """
 from __future__ import annotations
 
@@ -39,6 +50,7 @@ from gpusim.memory.cache import fill, make_cache, probe
 from gpusim.memory.dram import dram_writeback
 from gpusim.memory.l2 import l2_access
 from gpusim.memory.replacement import check_policy
+from gpusim.sm.stalls import IMC_MISS, MIO_THROTTLE
 from gpusim.spec import MAX_CYCLES, param
 
 
@@ -59,6 +71,16 @@ class FetchSpec:
                                            "miss costs an L2 hit); False: it comes from DRAM", (0, 1))
     imc_latency: int = param(94, "cycles", "an immediate-constant cache miss (fitted: launch_empty's imc_miss "
                                            "stall, 94 cycles of its one warp)", (0, MAX_CYCLES))
+    mio_entries: int = param(8, "entries", "entries of a sub-partition's MIO that first LDCs hold until the SM's "
+                                           "constant line is in; an LDC or S2R that finds them all held waits "
+                                           "(mio_throttle). 0: no such wait (fitted with ldc_latency on the "
+                                           "warp_start probe's four-wave and one-wave 256-thread kernels, caches "
+                                           "flushed)", (0, 64))
+    ldc_latency: int = param(100, "cycles", "the constant path's own delay on an SM's first LDC, beyond the L2 read of "
+                                            "the line (fitted with mio_entries)", (0, MAX_CYCLES))
+    constants_cold: bool = param(True, "flag", "the constant caches start cold, as ncu leaves them (it flushes every "
+                                               "cache before a recorded launch); False: warm from a launch before",
+                                 (0, 1))
 
     def validate(self, prefix: str = "") -> None:
         from gpusim.errors import ConfigError
@@ -73,10 +95,14 @@ class FetchSpec:
 
 
 Fetch = namedtuple("Fetch", "cache miss_latency prefetch_lines line_shift last_line warp_line warp_line_ready "
-                           "stream_head counters code_in_l2 imc_mask imc_ready imc_latency")
+                           "stream_head counters code_in_l2 imc_mask imc_ready imc_latency mio_op ldc_ready ldc_ring "
+                           "ldc_head ldc_full ldc_latency constants_cold")
 MISSES, IMC_MISSES = 0, 1      # counters
 OP_LD = oc.OP["ld"]
 CODE_SECTOR = np.int64(1) << 41        # the kernel's code, as sectors of its own address range
+CONST_SECTOR = np.int64(1) << 40       # constant bank 0, as sectors of its own address range
+SP_SECTOR = 0x28 // 32                 # its sector of c[0x0][0x28], the stack pointer each kernel's first LDC reads
+MIO_LDC, MIO_S2R = 1, 2                # `mio_op`: takes an MIO entry until the constant line is in; needs a free one
 PARAM_BASE = 0x210                     # sm_90: kernel parameters from c[0x0][0x210]
 LAUNCH_SREGS = ("ntid.x", "ntid.y", "ntid.z", "nctaid.x", "nctaid.y", "nctaid.z")   # c[0x0][0x0..0x17]
 IMC_BLOCK_BYTES = 64                   # the H100's sampled imc_miss stalls fall on the first ULDC of each 64-B block
@@ -102,9 +128,25 @@ def imc_masks(d) -> np.ndarray:
     return out
 
 
-def make_state(spec: FetchSpec, n_sm: int, n_warps: int, d, uldc=None) -> Fetch:
+def mio_ops(d, s2r) -> np.ndarray:
+    """Per pc of decoded kernel d: MIO_LDC at the kernel's first pc (ptxas starts every sm_90 kernel with
+    `LDC R1, c[0x0][0x28]`), MIO_S2R where it reads a special register through S2R (`s2r`: those registers)."""
+    out = np.zeros(d.n, np.int64)
+    for pc in range(d.n):
+        for slot in range(oc.S0, oc.NSLOT):
+            if d.opk[pc, slot] == oc.OK_SREG and int(d.opv[pc, slot]) in s2r:
+                out[pc] = MIO_S2R
+    if d.n:
+        out[0] = MIO_LDC
+    return out
+
+
+def make_state(spec: FetchSpec, n_sm: int, n_warps: int, d, uldc=None, subpartitions: int = 4, s2r=(),
+               mio: bool = False) -> Fetch:
     """uldc: per pc, the constant-bank blocks its SASS's ULDCs read first (the SASS model, 64-B blocks:
-    sassmap.py); otherwise the PTX's parameter reads stand for them."""
+    sassmap.py); otherwise the PTX's parameter reads stand for them. s2r: the special registers read by S2R.
+    mio: the first LDC holds an MIO entry (the SASS model; the PTX model, whose figures were not re-run with it,
+    holds none)."""
     n_pcs = d.n
     shift = (spec.line_bytes // spec.inst_bytes).bit_length() - 1
     masks = imc_masks(d) if uldc is None else np.ascontiguousarray(uldc, np.int64)
@@ -112,7 +154,12 @@ def make_state(spec: FetchSpec, n_sm: int, n_warps: int, d, uldc=None) -> Fetch:
                  np.int64(spec.miss_latency), np.int64(spec.prefetch_lines), np.int64(shift),
                  np.int64((n_pcs - 1) >> shift), np.full(n_warps, -1, np.int64), np.zeros(n_warps, np.int64),
                  np.full(n_sm, -1, np.int64), np.zeros(2, np.int64), bool(spec.code_in_l2), masks,
-                 np.full((n_sm, IMC_BLOCKS), -1, np.int64), np.int64(spec.imc_latency))
+                 np.full((n_sm, IMC_BLOCKS), -1, np.int64), np.int64(spec.imc_latency),
+                 mio_ops(d, s2r) if spec.mio_entries > 0 and mio else np.zeros(n_pcs, np.int64),
+                 np.full(n_sm, -1, np.int64),
+                 np.zeros((n_sm * subpartitions, max(spec.mio_entries, 1)), np.int64),
+                 np.zeros(n_sm * subpartitions, np.int64), np.zeros(n_sm * subpartitions, np.int64),
+                 np.int64(spec.ldc_latency), bool(spec.constants_cold))
 
 
 def counters(f: Fetch) -> dict:
@@ -129,6 +176,47 @@ def constant_ready(f, sm, pc, t):
     if mask == 0:
         return np.int64(0)
     return _constant_blocks(f, sm, mask, t)
+
+
+@njit(inline="always")
+def constants_ready(f, sm, sp, pc, t, now):
+    """`constant_ready` (for a warp there at max(t, now)), and for the prologue LDC or an S2R at pc, ready at t,
+    whose sub-partition sp's MIO entries were all held by first LDCs then: the cycle the oldest of them was given
+    back. With the reason of the later: imc_miss or mio_throttle."""
+    c = constant_ready(f, sm, pc, max(t, now))
+    m = f.ldc_full[sp]
+    if f.mio_op[pc] == 0 or m <= c or m <= t:
+        return c, IMC_MISS
+    return m, MIO_THROTTLE
+
+
+@njit(inline="always")
+def ldc_issued(f, l2, noc, dram, sm, sp, pc, now):
+    """After a warp issued pc: the first LDC takes its MIO entry (`ldc_entry`)."""
+    if f.mio_op[pc] == MIO_LDC:
+        ldc_entry(f, l2, noc, dram, sm, sp, now)
+
+
+@njit
+def ldc_entry(f, l2, noc, dram, sm, sp, now):
+    """The first LDC of a warp of SM sm, issued at `now`: it holds an entry of sub-partition sp's MIO until the SM's
+    constant line is in; the first on the SM starts the line's fill, through the L2 (the constant bank is there,
+    written by the launch), where every SM starting the kernel asks the same slice for the same line."""
+    r = f.ldc_ready[sm]
+    if r < 0:
+        r = now
+        if f.constants_cold:
+            sec = CONST_SECTOR + SP_SECTOR
+            if probe(l2.cache, 0, sec, now) < 0:
+                dram_writeback(dram, sec, fill(l2.cache, 0, sec, now, now, False), now)
+            r = l2_access(l2, noc, dram, sm, sec, now, False) + f.ldc_latency
+        f.ldc_ready[sm] = r
+    h = f.ldc_head[sp]
+    f.ldc_ring[sp, h] = max(r, now + 1)
+    h = (h + 1) % f.ldc_ring.shape[1]
+    f.ldc_head[sp] = h
+    if f.ldc_ring[sp, h] > now + 1:       # the oldest of the last entries taken is still held: all are
+        f.ldc_full[sp] = f.ldc_ring[sp, h]
 
 
 @njit

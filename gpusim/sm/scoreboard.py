@@ -43,6 +43,7 @@ _S2R = {oc.SR[name] for name in ("tid.x", "tid.y", "tid.z", "ctaid.x", "ctaid.y"
                                  "smid", "gridid", "lanemask_eq", "lanemask_le", "lanemask_lt", "lanemask_ge",
                                  "lanemask_gt", "clusterid.x", "clusterid.y", "clusterid.z", "cluster_ctaid.x",
                                  "cluster_ctaid.y", "cluster_ctaid.z", "cluster_ctarank")}
+S2R_SREGS = frozenset(_S2R)
 
 
 def register_lists(d):

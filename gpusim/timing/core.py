@@ -23,7 +23,7 @@ from gpusim.sm.asyncops import after_issue, async_ready, tma_requests
 from gpusim.sm.atomics import acquired, fence_ready
 from gpusim.sm.copygroups import copy_issued, group_op
 from gpusim.sm.executor import S_BARRIER, S_DEFERRED, S_DONE, S_FAULT, step
-from gpusim.sm.fetch import constant_ready, fetch_ready
+from gpusim.sm.fetch import constants_ready, fetch_ready, ldc_issued
 from gpusim.sm.lsu import KIND_LONG, KIND_SHORT, KIND_SPLIT, last_begun, memory_timing, mio_behind_lg, spill_traffic
 from gpusim.sm.pipelines import (
     SLOT,
@@ -59,7 +59,6 @@ from gpusim.sm.stalls import (
     BARRIER,
     BRANCH_RESOLVING,
     DRAIN,
-    IMC_MISS,
     LG_THROTTLE,
     LONG_SCOREBOARD,
     MATH_PIPE_THROTTLE,
@@ -109,10 +108,10 @@ def earliest(P, M, U, w, sm, sp, now):
     if f > t:
         q, q_reason, p, p_reason = p, p_reason, t, reason
         t, reason = f, NO_INSTRUCTION
-    c = constant_ready(U.fetch, sm, pc, max(t, now))     # its ULDC's constant-bank block
+    c, c_reason = constants_ready(U.fetch, sm, sp, pc, t, now)    # its ULDC's block, an MIO entry
     if c > t:
         q, q_reason, p, p_reason = p, p_reason, t, reason
-        t, reason = c, IMC_MISS
+        t, reason = c, c_reason
     t_ops, r_ops, split = operands_wait(U.scoreboard, w, pc, t, reason)
     if t_ops > t:
         if split > t:       # an aggregated atomic's result: the atomic back (long_scoreboard), then its SHFL
@@ -169,6 +168,7 @@ def issue(P, M, U, counters, w, pc, now):
         s.at_barrier[w] = 1
         return r
     counters[ISSUED] += 1
+    ldc_issued(U.fetch, U.l2, U.noc, U.dram, sm, sp, pc, now)      # the first LDC holds an MIO entry (sm/fetch.py)
     s.ready_at[w] = now + 1
     s.reason[w] = WAIT
     kind = 0

@@ -23,6 +23,8 @@ SM), and ncu gives its cycles and its stall mix per instruction issued:
                   sub-partition (forty-seventh pass)
 
 With PROBE_NCU_CACHE_CONTROL=none ncu leaves the caches warm from the launch before (`_device.under_ncu`).
+gpusim's SASS model holds the LDCs and S2Rs of a cold start in the sub-partition's MIO (gpusim/sm/fetch.py,
+`fetch.mio_entries` and `fetch.ldc_latency` fitted on vecadd and vecadd_1wave here, forty-eighth pass).
 
     python3 validation/probes/warp_start.py --out validation/data/h100/probe_warp_start_h200.json
     python3 validation/probes/warp_start.py --gpusim [--set K=V] --out PATH
