@@ -1,0 +1,42 @@
+"""Probe (device only, under ncu): the shared-memory carve-out the driver picks, over static shared memory per
+CTA and CTA size (kernels with few registers, so warps or the 32-CTA limit set the occupancy).
+
+    ncu --metrics launch__shared_mem_config_size,launch__shared_mem_per_block,launch__occupancy_limit_warps \
+        --csv python3 validation/probes/carveout_sweep.py
+"""
+from __future__ import annotations
+
+import numpy as np
+
+if not hasattr(np, "row_stack"):
+    np.row_stack = np.vstack
+
+from numba import cuda, float32  # noqa: E402
+
+SIZES = (512, 1024, 1536, 2048, 2560, 3072, 4096, 5120, 6144, 7168, 8192, 10240, 12288, 16384, 20480, 24576)
+THREADS = (64, 128, 256, 512, 1024)
+
+
+def make(words):
+    def k(out):
+        s = cuda.shared.array(words, float32)
+        t = cuda.threadIdx.x
+        for i in range(t, words, cuda.blockDim.x):
+            s[i] = float32(i)
+        cuda.syncthreads()
+        out[cuda.blockIdx.x * cuda.blockDim.x + t] = s[(t * 7) % words]
+    return cuda.jit(k)
+
+
+def main():
+    out = cuda.device_array(264 * 1024, np.float32)
+    for b in SIZES:
+        k = make(b // 4)
+        for t in THREADS:
+            k[264, t](out)
+            cuda.synchronize()
+            print("launched", b, t, flush=True)
+
+
+if __name__ == "__main__":
+    main()
