@@ -63,26 +63,65 @@ class L1Spec:
     unified: int = param(262144, "B", "L1 and shared memory share one array of this size: a launch's L1 holds "
                                       "what the shared-memory carve-out leaves (`size` is then unused); 0: a "
                                       "fixed L1 of `size`", (0, 1 << 24))
-    carveouts: str = param("8,32,64,100,132,164,196,228", "KiB", "the shared-memory carve-outs the driver picks "
-                                                              "from: the smallest that holds the kernel's CTAs at "
-                                                              "their occupancy (ncu launch__shared_mem_config_size "
-                                                              "on the H100), one below `roomy_below` only where "
-                                                              "they need at most half of it")
-    roomy_below: int = param(32, "KiB", "carve-outs smaller than this are taken only for CTAs that need at most "
-                                        "half of one (on the H100, CTAs of 1 KiB each, the driver's reservation: "
-                                        "2 of 1024 threads get 8 KiB, 8 of 256 threads 32 KiB; probe l1_sweep on "
-                                        "an H200: 8 KiB and a 248-KiB L1 for 1024 threads)", (0, 1 << 14))
+    carveouts: str = param("8,16,32,64,100,132,164,196,228", "KiB", "the shared-memory carve-outs the driver "
+                                                                 "picks from (`carveout_for`; ncu "
+                                                                 "launch__shared_mem_config_size on the H100 and "
+                                                                 "an H200)")
+    roomy_below: int = param(32, "KiB", "for kernels without shared memory of their own (the driver's "
+                                        "reservation only): a carve-out below this is taken only if it is the "
+                                        "smallest and holds twice what the CTAs need (on the H100, 2 CTAs of 1024 "
+                                        "threads get 8 KiB, 8 of 256 threads 32 KiB; probe l1_sweep on an H200: "
+                                        "8 KiB and a 248-KiB L1 for 1024 threads)", (0, 1 << 14))
+    double_up_to: int = param(132, "KiB", "for kernels with shared memory: the driver's carve-out holds twice the "
+                                          "CTAs the kernel's other limits allow (at most 32; once for CTAs of "
+                                          "more than 512 threads) where a carve-out of at most this does; "
+                                          "otherwise this one, or the smallest that holds the CTAs once where "
+                                          "this one does not (probe carveout_sweep on an H200: 79 of 80 kernels; "
+                                          "21 of the 21 recorded H100 cases with shared memory)", (0, 1 << 14))
+    double_from: int = param(512, "B", "shared memory of its own per CTA from which a kernel takes the rule of "
+                                       "`double_up_to`; below it, that of kernels without (the sweep's smallest, "
+                                       "512 B, is doubled; Triton's 128-B reduction scratch is not: tri_sum and "
+                                       "tri_layernorm get 32 KiB for 16 CTAs; between them not measured)",
+                             (0, 1 << 20))
 
     def carveout_sizes(self) -> list[int]:
         return [int(x) * 1024 for x in self.carveouts.split(",") if x.strip()]
 
     def size_for(self, shared_needed: int) -> tuple[int, int]:
-        """(the shared-memory carve-out for `shared_needed` bytes per SM, the L1 data capacity left)."""
+        """(the carve-out for kernels without shared memory of their own, whose CTAs' reservations need
+        `shared_needed` bytes per SM; the L1 data capacity left)."""
         if not self.unified:
             return 0, self.size
-        fits = [c for c in self.carveout_sizes()
-                if c >= (2 * shared_needed if c < self.roomy_below * 1024 else shared_needed)]
-        carve = min(fits) if fits else max(self.carveout_sizes())
+        sizes = self.carveout_sizes()
+        fits = [c for c in sizes if c >= shared_needed
+                and (c >= self.roomy_below * 1024 or (c == sizes[0] and c >= 2 * shared_needed))]
+        carve = min(fits) if fits else max(sizes)
+        return carve, self.unified - carve
+
+    def carveout_for(self, per_cta: int, ctas: int, threads: int, own_shared: int,
+                     max_ctas: int = 32) -> tuple[int, int]:
+        """(the driver's carve-out, the L1 data capacity left) for CTAs of `threads` threads and `per_cta` bytes
+        of shared memory (the reservation included), `ctas` of which fit on an SM by the kernel's other limits
+        (warps, blocks, registers); `own_shared`: the CTA's shared memory without the reservation (bytes)."""
+        if not self.unified:
+            return 0, self.size
+        if own_shared <= 0 or own_shared < self.double_from or per_cta <= 0:
+            return self.size_for(ctas * per_cta)
+        sizes = self.carveout_sizes()
+        want = ctas if threads > 512 else min(2 * ctas, max_ctas)
+        cap = self.double_up_to * 1024
+        twice = [c for c in sizes if c // per_cta >= want]
+        if twice and twice[0] <= cap:
+            carve = twice[0]
+        else:
+            once = [c for c in sizes if c // per_cta >= ctas]
+            if not once:        # none holds them all: the smallest of those that hold the most
+                most = max(c // per_cta for c in sizes)
+                carve = min(c for c in sizes if c // per_cta == most)
+            elif once[0] > cap:
+                carve = once[0]
+            else:
+                carve = max(c for c in sizes if c <= cap)
         return carve, self.unified - carve
 
     def validate(self, prefix: str = "") -> None:

@@ -53,9 +53,10 @@ def run_timing(d, mem, pmem, g, b, spec, shared_mem, budget, regs_per_thread=Non
             raise LaunchError(f"a cluster of {ncl} CTAs does not fit on one GPC of {spec.name} ({gpc} SMs x "
                               f"{occ.ctas_per_sm} CTAs per SM, limited by {occ.limiter})")
         resident = max(resident, min(occ.ctas_per_sm, -(-ncl // gpc)))
-    # the driver's shared-memory carve-out for this kernel: what its CTAs need at full occupancy (its reservation
-    # per CTA included)
-    carve, l1_size = spec.l1.size_for(occ.ctas_per_sm * occ.smem_per_cta)
+    # the driver's shared-memory carve-out for this kernel, from its CTAs' shared memory (the reservation per CTA
+    # included) and how many of them its other limits let an SM hold
+    others = min(occ.limits["warps"], occ.limits["blocks"], occ.limits["registers"])
+    carve, l1_size = spec.l1.carveout_for(occ.smem_per_cta, others, nthreads, smem, spec.sm.max_ctas)
     if l1_size != spec.l1.size:
         spec = replace(spec, l1=replace(spec.l1, size=l1_size))
     nsub = spec.scheduler.subpartitions

@@ -45,7 +45,10 @@ def timing_metrics(spec, d, U, counters, occ, cycles: int) -> dict:
         "launch__occupancy_limit_blocks": occ.limits["blocks"],
         "launch__occupancy_limit_warps": occ.limits["warps"],
         "launch__occupancy_limit_registers": occ.limits["registers"],
-        "launch__occupancy_limit_shared_mem": occ.limits["shared_mem"],
+        # as ncu counts it: the CTAs the launch's carve-out holds (at least the CTAs resident)
+        "launch__occupancy_limit_shared_mem": (
+            min(spec.sm.max_ctas, (spec.l1.unified - spec.l1.size) // occ.smem_per_cta)
+            if spec.l1.unified and occ.smem_per_cta else occ.limits["shared_mem"]),
         "launch__waves_per_multiprocessor": occ.waves,
         # the launch's spec holds its L1 as the carve-out left it (gpusim/timing/engine.py)
         "launch__shared_mem_config_size": spec.l1.unified - spec.l1.size if spec.l1.unified else 0,
