@@ -6,26 +6,22 @@ CTA and CTA size (kernels with few registers, so warps or the 32-CTA limit set t
 """
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import numpy as np
 
 if not hasattr(np, "row_stack"):
     np.row_stack = np.vstack
 
-from numba import cuda, float32  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from numba import cuda  # noqa: E402
+
+from validation.probes.carveout_order import make  # noqa: E402  (the same kernels)
 
 SIZES = (512, 1024, 1536, 2048, 2560, 3072, 4096, 5120, 6144, 7168, 8192, 10240, 12288, 16384, 20480, 24576)
 THREADS = (64, 128, 256, 512, 1024)
-
-
-def make(words):
-    def k(out):
-        s = cuda.shared.array(words, float32)
-        t = cuda.threadIdx.x
-        for i in range(t, words, cuda.blockDim.x):
-            s[i] = float32(i)
-        cuda.syncthreads()
-        out[cuda.blockIdx.x * cuda.blockDim.x + t] = s[(t * 7) % words]
-    return cuda.jit(k)
 
 
 def main():

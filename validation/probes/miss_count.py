@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from numba import cuda, float32  # noqa: E402
 
 from validation.cases._intrinsics import clock64  # noqa: E402
+from validation.probes.miss_capacity import fill  # noqa: E402  (the same flush kernel)
 
 ITERS, LOADS = 8, 16
 WARPS = (1, 2, 4, 8, 16, 32)
@@ -109,12 +110,6 @@ def rounds_l2(buf, evict, out, cycles):
     out[tid] = acc
     if tid == 0:
         cycles[0] = t1 - t0
-
-
-def fill(a):
-    i = cuda.grid(1)
-    if i < a.size:
-        a[i] = 0
 
 
 def row(source, w, per):
