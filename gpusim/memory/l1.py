@@ -105,7 +105,7 @@ class L1Spec:
         (warps, blocks, registers); `own_shared`: the CTA's shared memory without the reservation (bytes)."""
         if not self.unified:
             return 0, self.size
-        if own_shared <= 0 or own_shared < self.double_from or per_cta <= 0:
+        if own_shared <= 0 or own_shared < self.double_from:
             return self.size_for(ctas * per_cta)
         sizes = self.carveout_sizes()
         want = ctas if threads > 512 else min(2 * ctas, max_ctas)
@@ -115,13 +115,11 @@ class L1Spec:
             carve = twice[0]
         else:
             once = [c for c in sizes if c // per_cta >= ctas]
-            if not once:        # none holds them all: the smallest of those that hold the most
+            if once:            # the cap, or the smallest that holds them once where the cap does not
+                carve = max([once[0]] + [c for c in sizes if c <= cap])
+            else:               # none holds them all: the smallest of those that hold the most
                 most = max(c // per_cta for c in sizes)
                 carve = min(c for c in sizes if c // per_cta == most)
-            elif once[0] > cap:
-                carve = once[0]
-            else:
-                carve = max(c for c in sizes if c <= cap)
         return carve, self.unified - carve
 
     def validate(self, prefix: str = "") -> None:
