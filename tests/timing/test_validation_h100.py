@@ -40,19 +40,26 @@ def _sass_tools() -> bool:
     return sassmap.ptxas.find() is not None and sassmap.find_nvdisasm() is not None
 
 
+_ROWS: dict = {}     # per timing model, computed once per process (pytest may set a module fixture up again)
+
+
 @pytest.fixture(scope="module", params=["ptx", "sass"])
 def rows(request):
-    """The CI subset under each timing model (the SASS model where ptxas and nvdisasm are installed)."""
+    """The CI subset under each timing model (the SASS model where ptxas and nvdisasm are installed). Under
+    pytest-xdist's `--dist loadscope` (.ci/run, the README) this module's tests run on one worker, which simulates
+    the subset once per model (~50 s each), where `--dist load` had every worker simulate it."""
     if request.param == "sass" and not _sass_tools():
         pytest.skip("no ptxas/nvdisasm: the SASS model needs the sass or triton extra")
-    from validation.cases import all_cases
-    cases = all_cases()
-    out = {}
-    for name in FAST:
-        sim, derived, _ = simulate(cases[name], H100, request.param)
-        out[name] = compare(RECORDS[name], sim, derived)
-        out[name]["model"] = request.param
-    return out
+    if request.param not in _ROWS:
+        from validation.cases import all_cases
+        cases = all_cases()
+        out = {}
+        for name in FAST:
+            sim, derived, _ = simulate(cases[name], H100, request.param)
+            out[name] = compare(RECORDS[name], sim, derived)
+            out[name]["model"] = request.param
+        _ROWS[request.param] = out
+    return _ROWS[request.param]
 
 
 @pytest.mark.parametrize("name", FAST)
