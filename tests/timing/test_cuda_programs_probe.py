@@ -36,15 +36,6 @@ def _gpusim(name):
     return gpusim.launch(k, grid, block, *parse_args(specs, seed=0), gpu=gpu, mode="timing", model="sass")
 
 
-def test_the_record_holds_the_ten_programs_as_the_h200_ran_them():
-    rec = json.loads(RECORD.read_text())
-    assert "H200" in rec["provenance"]["gpu"] and rec["ncu_cache_control"] == "all"
-    assert [r["variant"] for r in rec["results"]] == [
-        "matmul_tiled_cu", "transpose_naive_cu", "transpose_tiled_cu", "reduce_warp_cu", "reduce_cg_cu", "scan_cu",
-        "histogram_cu", "histogram_dsm_cu", "bitonic_sort_cu", "gemm_mma_cu"]
-    assert all(r["gpc__cycles_elapsed.max"] > 10_000 for r in rec["results"])     # sizes that fill the GPU
-
-
 @pytest.mark.parametrize("name", list(NOW))
 def test_nvcc_programs_count_what_the_h200_counts_and_keep_their_cycle_error(name):
     hw, r = _h200(name), _gpusim(name)

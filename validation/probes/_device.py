@@ -306,6 +306,34 @@ def cubin_sass(src: str, name: str) -> str:
         return subprocess.run(["cuobjdump", "-sass", f"{tmp}/k.cubin"], capture_output=True, text=True).stdout
 
 
+def nvcc_ptx(src: str, name: str) -> str:
+    """A probe's CUDA C compiled to PTX by the nvcc on PATH (sm_90, with line info): the text both sides run, the
+    device through `cupy_function`, gpusim through `gpusim.load_ptx`."""
+    import subprocess
+    import tempfile
+    from pathlib import Path
+    with tempfile.TemporaryDirectory() as tmp:
+        cu, out = Path(tmp) / name, Path(tmp) / "k.ptx"
+        cu.write_text(src)
+        subprocess.run(["nvcc", "-arch=sm_90", "-ptx", "-lineinfo", "-o", str(out), str(cu)], check=True)
+        return out.read_text()
+
+
+def cupy_function(ptx: str, kernel: str):
+    """Kernel `kernel` of PTX text (or a .ptx path), loaded with CuPy: the driver JIT-compiles it, as for any PTX
+    (device only)."""
+    import tempfile
+    from pathlib import Path
+
+    import cupy as cp
+    if isinstance(ptx, Path):
+        return cp.RawModule(path=str(ptx)).get_function(kernel)
+    with tempfile.TemporaryDirectory() as tmp:
+        p = Path(tmp) / "k.ptx"
+        p.write_text(ptx)
+        return cp.RawModule(path=str(p)).get_function(kernel)
+
+
 def xu_rate_results(order: list, launches: list) -> list:
     """A chains probe's ncu launches (`under_ncu`) as result rows, one per (op, chains) of `order`, each with its
     cycles per xu-pipe instruction per sub-partition: one wave, so every sub-partition (132 SMs x 4) runs its

@@ -73,8 +73,10 @@ VARIANTS = [
 def inner():
     """On the device (run under ncu): each program's kernel once, from its committed PTX."""
     import cupy as cp
+
+    from validation.probes._device import cupy_function
     for name, ptx, kernel, grid, block, specs in VARIANTS:
-        f = cp.RawModule(path=str(CUDA_DIR / ptx)).get_function(kernel)
+        f = cupy_function(CUDA_DIR / ptx, kernel)
         args = [cp.asarray(a) if isinstance(a, np.ndarray) else a for a in parse_args(specs, seed=0)]
         f(grid, block, tuple(args))
         cp.cuda.Device().synchronize()

@@ -23,9 +23,7 @@ atomics, which gpusim does not have (its dsm unit charges the requesting SM's ne
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -34,6 +32,8 @@ if not hasattr(np, "row_stack"):
     np.row_stack = np.vstack
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from validation.probes._device import cupy_function, ncu_probe, nvcc_ptx  # noqa: E402
 
 ITERS = 256
 GRID, BLOCK = 132, 256
@@ -72,26 +72,17 @@ METRICS = ",".join(["gpc__cycles_elapsed.max", "smsp__inst_executed.sum",
 
 
 def ptx() -> str:
-    """The kernel's PTX, by the nvcc on PATH (sm_90)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        cu, out = Path(tmp) / "dsm_atomics.cu", Path(tmp) / "dsm_atomics.ptx"
-        cu.write_text(SRC)
-        subprocess.run(["nvcc", "-arch=sm_90", "-ptx", "-lineinfo", "-o", str(out), str(cu)], check=True)
-        return out.read_text()
+    return nvcc_ptx(SRC, "dsm_atomics.cu")
 
 
 def inner():
     import cupy as cp
-    text = ptx()
-    with tempfile.TemporaryDirectory() as tmp:
-        p = Path(tmp) / "k.ptx"
-        p.write_text(text)
-        k = cp.RawModule(path=str(p)).get_function("dsm_atomics")
-        for mode, name in enumerate(MODES):
-            out = cp.zeros(1024, cp.uint32)
-            k((GRID,), (BLOCK,), (out, np.int32(ITERS), np.int32(mode)))
-            cp.cuda.Device().synchronize()
-            print(f"variant {name} sum {int(out.sum())}", flush=True)
+    k = cupy_function(ptx(), "dsm_atomics")
+    for mode, name in enumerate(MODES):
+        out = cp.zeros(1024, cp.uint32)
+        k((GRID,), (BLOCK,), (out, np.int32(ITERS), np.int32(mode)))
+        cp.cuda.Device().synchronize()
+        print(f"variant {name} sum {int(out.sum())}", flush=True)
 
 
 def on_gpusim(gpu) -> list:
@@ -118,7 +109,6 @@ def _code() -> dict:
 
 
 def main():
-    from validation.probes._device import ncu_probe
     doc = ncu_probe(__file__, __doc__.split("\n\n")[0], "regex:^dsm_atomics$", METRICS, inner, on_gpusim, _rows, _code)
     for r in doc["results"] if doc else []:
         print(r["variant"], r.get("gpc__cycles_elapsed.max"))

@@ -14,9 +14,7 @@ cycles. If each all-off access takes a wavefront, op_misc is 2 x ITERS x the all
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +23,8 @@ if not hasattr(np, "row_stack"):
     np.row_stack = np.vstack
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from validation.probes._device import cupy_function, ncu_probe, nvcc_ptx  # noqa: E402
 
 ITERS = 4096
 GRID, BLOCK = 132, 256
@@ -60,25 +60,17 @@ METRICS = ",".join(["gpc__cycles_elapsed.max", "smsp__inst_executed.sum", "smsp_
 
 
 def ptx() -> str:
-    """The kernel's PTX, by the nvcc on PATH (sm_90)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        cu, out = Path(tmp) / "pred_shared.cu", Path(tmp) / "pred_shared.ptx"
-        cu.write_text(SRC)
-        subprocess.run(["nvcc", "-arch=sm_90", "-ptx", "-lineinfo", "-o", str(out), str(cu)], check=True)
-        return out.read_text()
+    return nvcc_ptx(SRC, "pred_shared.cu")
 
 
 def inner():
     import cupy as cp
-    with tempfile.TemporaryDirectory() as tmp:
-        p = Path(tmp) / "k.ptx"
-        p.write_text(ptx())
-        k = cp.RawModule(path=str(p)).get_function("pred_shared")
-        for lim in LIMITS:
-            out = cp.zeros(GRID * BLOCK, cp.uint32)
-            k((GRID,), (BLOCK,), (out, np.int32(ITERS), np.int32(lim)))
-            cp.cuda.Device().synchronize()
-            print(f"variant lim {lim}", flush=True)
+    k = cupy_function(ptx(), "pred_shared")
+    for lim in LIMITS:
+        out = cp.zeros(GRID * BLOCK, cp.uint32)
+        k((GRID,), (BLOCK,), (out, np.int32(ITERS), np.int32(lim)))
+        cp.cuda.Device().synchronize()
+        print(f"variant lim {lim}", flush=True)
 
 
 def on_gpusim(gpu) -> list:
@@ -107,7 +99,6 @@ def _code() -> dict:
 
 
 def main():
-    from validation.probes._device import ncu_probe
     doc = ncu_probe(__file__, __doc__.split("\n\n")[0], "regex:^pred_shared$", METRICS, inner, on_gpusim, _rows, _code)
     for r in doc["results"] if doc else []:
         print(r["variant"], {k: v for k, v in r.items() if k not in ("variant", "kernel")})
