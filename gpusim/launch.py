@@ -251,7 +251,10 @@ def launch(kernel, grid, block, *args, gpu: str = "h100", mode: str = "timing", 
         # 19: the cycles (x SLOT) its register reads hold the other warps' dispatch (register-bank conflicts)
         # 20: 1 where a warp gone on past a bar.sync may issue it before the barrier completes
         defer = spec.pipes.barrier_defer * np.isin(d.ins[:, oc.F_CLASS], REGISTER_ONLY)
-        slots = np.column_stack([slots, sasslisting.deferred_pcs(smap.opcodes, d.ins[:, oc.F_LINE], defer)])
+        # 21, 22: at such a branch, the block's shared accesses and dependent load steps, which a warp that jumps
+        # over it issues with no lane on (memory/shared_banks.py idle_accesses)
+        slots = np.column_stack([slots, sasslisting.deferred_pcs(smap.opcodes, d.ins[:, oc.F_LINE], defer),
+                                 sassmap.predicated_shared_pcs(smap, d.ins[:, oc.F_LINE])])
     if mode == "timing" and regs_per_thread is None and d.regs_per_thread > spec.sm.max_regs_per_thread:
         # ptxas never allocates more than the maximum: it spills the rest to local memory. The
         # estimate is capped the same way (the PTX model does not time the spill traffic; the SASS model does).

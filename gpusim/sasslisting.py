@@ -417,3 +417,34 @@ def predicated_blocks(ptx: list, opcodes: dict, weight: dict) -> dict:
                 break
             total += weight.get(j + 1, 0.0)
     return out
+
+
+SHARED_ACCESSES = ("LDS", "STS", "LDSM")
+
+
+def predicated_shared(ptx: list, opcodes: dict, predicated: dict) -> dict:
+    """{branch line of a block ptxas predicated (`predicated_blocks`): [its shared-memory accesses, the loads of
+    them that begin a dependent step]}: the lines of the block whose SASS holds an LDS, STS or LDSM, and the loads
+    that follow a store or start the block (a tree step `s[t] += s[t + d]` is one: LDS, LDS, add, STS). A warp
+    that issues them with every lane predicated off still takes a shared-pipe wavefront for each and waits for
+    each step's loads before the step's store (probe predicated_shared: the H200 runs such a warp 9% faster
+    than one with every lane on, not twice as fast)."""
+    out = {}
+    for ln in sorted(predicated):
+        target = _PTX_CBRA.match(ptx[ln - 1]).group(1)
+        accesses = steps = 0
+        loading = False
+        for j in range(ln, min(ln + IF_BODY_LINES, len(ptx))):
+            lab = _PTX_LABEL.match(ptx[j])
+            if lab and lab.group(1) == target:
+                break
+            ops = opcodes.get(j + 1, {})
+            load = "LDS" in ops or "LDSM" in ops
+            if load or "STS" in ops:
+                accesses += 1
+                if load and not loading:
+                    steps += 1
+                loading = load
+        if accesses:
+            out[ln] = [accesses, steps]
+    return out

@@ -76,6 +76,7 @@ from gpusim.sasslisting import (
     opcode,
     parse_blocks,
     predicated_blocks,
+    predicated_shared,
     read_barriers,
     uniform_cycles,
     wide_imad_waits,
@@ -148,6 +149,8 @@ class SassMap:
     xu_chain: dict = field(default_factory=dict)      # PTX line -> cycles its SASS waits on its own xu results
                                                       # beyond ptxas's stall cycles, per execution
     predicated: dict = field(default_factory=dict)    # branch line -> SASS of the block ptxas predicated instead
+    predicated_smem: dict = field(default_factory=dict)   # such a branch line -> [shared accesses, dependent
+                                                          # load steps] of that block (`predicated_shared`)
 
     def to_json(self) -> dict:
         return {"weight": {str(k): v for k, v in self.weight.items()},
@@ -162,7 +165,8 @@ class SassMap:
                 "uldc": {str(k): v for k, v in self.uldc.items()}, "joins": self.joins,
                 "total": self.total, "unmapped": self.unmapped, "tools": self.tools,
                 "xu_chain": {str(k): v for k, v in self.xu_chain.items()},
-                "predicated": {str(k): v for k, v in self.predicated.items()}}
+                "predicated": {str(k): v for k, v in self.predicated.items()},
+                "predicated_smem": {str(k): v for k, v in self.predicated_smem.items()}}
 
     @classmethod
     def from_json(cls, d: dict) -> "SassMap":
@@ -176,7 +180,8 @@ class SassMap:
                    {int(k): v for k, v in d.get("rd_wait", {}).items()},
                    {int(k): v for k, v in d.get("uldc", {}).items()}, d["joins"], d["total"], d["unmapped"], d["tools"],
                    {int(k): v for k, v in d.get("xu_chain", {}).items()},
-                   {int(k): v for k, v in d.get("predicated", {}).items()})
+                   {int(k): v for k, v in d.get("predicated", {}).items()},
+                   {int(k): v for k, v in d.get("predicated_smem", {}).items()})
 
 
 def weights(text: str, arch: str, flags: tuple = ()) -> SassMap:
@@ -186,7 +191,7 @@ def weights(text: str, arch: str, flags: tuple = ()) -> SassMap:
         raise LaunchError("model='sass' needs ptxas and nvdisasm: install gpusim[sass] (or gpusim[triton], which "
                           "bundles both), or set GPUSIM_PTXAS/GPUSIM_NVDISASM; model='ptx' needs nothing")
     tools = f"{ptxas.tool_version(exe)} | {ptxas.tool_version(dis)}"
-    key = hashlib.sha256(f"map56\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
+    key = hashlib.sha256(f"map57\0{tools}\0{arch}\0{' '.join(flags)}\0{text}".encode()).hexdigest()[:24]
     path = cache_root() / "ptxas" / f"{key}.map.json"
     if path.exists():
         return SassMap.from_json(json.loads(path.read_text()))
@@ -296,6 +301,7 @@ def build(blocks: list, text: str, depth: list | None = None) -> SassMap:
     m.aggregated = sorted(ln for ln, c in opcodes.items()
                           if ("ATOMG" in c or "ATOM" in c) and ("VOTEU" in c or "VOTE" in c))
     m.predicated = predicated_blocks(ptx, m.opcodes, m.weight)
+    m.predicated_smem = predicated_shared(ptx, m.opcodes, m.predicated)
     return m
 
 
@@ -401,6 +407,19 @@ def pc_weights(m: SassMap, lines) -> np.ndarray:
                       _pipe(m.pipes.get(int(ln), ()), 5) / per_line[int(ln)],
                       _pipe(m.pipes.get(int(ln), ()), 6) if last[int(ln)] == pc else 0.0)
                      for pc, ln in enumerate(lines)], np.float64).reshape(-1, 20)
+
+
+def predicated_shared_pcs(m: SassMap, lines) -> np.ndarray:
+    """Per pc of a decoded program (`lines[pc]`: its PTX line), shape (n, 2): at the last pc of a branch over a
+    block ptxas predicated, the block's shared-memory accesses and dependent load steps (`predicated_shared`);
+    0 elsewhere."""
+    lines = np.asarray(lines, np.int64)
+    out = np.zeros((len(lines), 2), np.int64)
+    for pc, ln in enumerate(lines):
+        got = m.predicated_smem.get(int(ln))
+        if got and (pc + 1 == len(lines) or int(lines[pc + 1]) != int(ln)):
+            out[pc] = got
+    return out
 
 
 def _pipe(pipes: tuple, k: int) -> float:

@@ -19,6 +19,7 @@ import numpy as np
 from gpusim.isa import opcodes as oc
 from gpusim.jit import njit
 from gpusim.memory.dsm import barrier_completed, remote_access
+from gpusim.memory.shared_banks import idle_accesses
 from gpusim.sm.asyncops import after_issue, async_ready, tma_requests
 from gpusim.sm.atomics import acquired, fence_ready
 from gpusim.sm.copygroups import copy_issued, group_op
@@ -66,6 +67,7 @@ from gpusim.sm.stalls import (
     MIO_THROTTLE,
     NO_INSTRUCTION,
     SELECTED,
+    SHORT_SCOREBOARD,
     WAIT,
     sampled_as,
 )
@@ -266,6 +268,10 @@ def issue(P, M, U, counters, w, pc, now):
     if (U.pipes.predicated[pc] > 0 and M.sp[w] > 0 and M.cnt[DIVERGENT] == diverged
             and M.spc[w, M.sp[w] - 1] == P.ins[pc, oc.F_TARGET]):
         more = U.pipes.predicated[pc]       # it jumped over a block ptxas predicated: the warp issues that anyway
+        idle_back = idle_accesses(U.smem, sm, pc, now)      # its shared accesses with no lane on, and their waits
+        if idle_back > s.ready_at[w]:
+            s.ready_at[w] = idle_back
+            s.reason[w] = SHORT_SCOREBOARD
     extra = take_slots(U.pipes, sp, pc, more)
     if extra > 0:
         if s.next_event[sp] < now + 1 + extra:

@@ -17,7 +17,8 @@ def make_units(spec, d, warps_per_sm: int, ctas_per_sm: int, record: events.Even
     barriers set and waited on, constant-bank blocks its ULDCs read first, MUFU instructions, a BSYNC at the
     line's first pc, the cycles its SASS waits on its own xu results, the cycles it holds the dispatch and the
     cycles such a hold is only sampled, at a branch the SASS of the block ptxas predicated instead, its
-    uniform-pipe cycles, the cycles its register reads hold the other warps' dispatch);
+    uniform-pipe cycles, the cycles its register reads hold the other warps' dispatch, whether a warp gone on
+    past a bar.sync may issue it, and at such a branch the block's shared accesses and dependent load steps);
     spill_bytes: each thread's spill area."""
     nsm, n_warps = spec.n_sm, spec.n_sm * warps_per_sm
     return Units(
@@ -33,7 +34,8 @@ def make_units(spec, d, warps_per_sm: int, ctas_per_sm: int, record: events.Even
         lsu=lsu.make_state(spec.lsu, nsm, n_warps, d.n, None if slots is None else slots[:, 3],
                            atomics.float_atomics(d), None if slots is None else slots[:, 4:6], spill_bytes,
                            spec.l2.slices if atomics.global_atomics(d) else 0, atomics.release_pcs(d)),
-        smem=shared_banks.make_state(spec.smem, nsm, d.n, None if slots is None else slots[:, 6], slots is not None),
+        smem=shared_banks.make_state(spec.smem, nsm, d.n, None if slots is None else slots[:, 6], slots is not None,
+                                     None if slots is None or slots.shape[1] < 23 else slots[:, 21:23]),
         l1=l1.make_state(spec.l1, nsm, slots is not None),
         noc=interconnect.make_state(spec.noc, nsm, spec.l2.partitions),
         l2=l2.make_state(spec.l2),

@@ -23,7 +23,7 @@ def _types(units) -> dict:
 def test_sass_model_state_has_the_ptx_models_types():
     d = load_ptx(PTX)["warmup"].decoded
     ptx = _types(make_units(TINY, d, 4, 1))
-    slots = np.arange(d.n * 20, dtype=np.int64).reshape(d.n, 20)     # as launch builds it: one (pc, 20) array
+    slots = np.arange(d.n * 23, dtype=np.int64).reshape(d.n, 23)     # as launch builds it: one (pc, 23) array
     sass = _types(make_units(TINY, d, 4, 1, slots=slots))
     assert ptx.keys() == sass.keys()
     assert {k: (ptx[k], sass[k]) for k in ptx if ptx[k] != sass[k]} == {}

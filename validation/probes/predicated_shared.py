@@ -84,7 +84,8 @@ def on_gpusim(gpu) -> list:
         row = {"variant": f"lim {lim}", "gpc__cycles_elapsed.max": r.cycles,
                **{key: m.get(key) for key in ("smsp__inst_executed.sum",
                                               "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
-                                              "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum")}}
+                                              "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+                                              "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_misc.sum")}}
         rows.append(row)
         print(json.dumps(row), flush=True)
     return rows
