@@ -87,12 +87,13 @@ def _wavefronts(addrs, mask, size, nbanks, words, banks):
 
 
 SharedMem = namedtuple("SharedMem", "latency banks mio_free counters pc_wavefronts pc_conflicts words "
-                                     "bank_load ldsm_latency vector ring head idle")
+                                     "bank_load ldsm_latency vector ring head idle sass")
 # vector: per pc, the bytes per lane of the vector load ptxas made of it (the SASS model; 0 none; -1 a load
 # ptxas merged into another line's vector load); ring: per SM, the cycles the last `mio_queue` shared
 # accesses began on the pipe (head: where the next goes, the oldest of them); idle: per pc (the SASS model), at
 # a branch over a block ptxas predicated, that block's shared accesses and dependent load steps (sassmap.
-# predicated_shared_pcs), which a warp jumping over the block issues with no lane on (`idle_accesses`)
+# predicated_shared_pcs), which a warp jumping over the block issues with no lane on (`idle_accesses`); sass: 1
+# under the SASS model, where an access whose PTX guard is false on every lane still issues (`idle_accesses`)
 LD, ST, ATOM, MISC = range(4)                   # access kinds (misc: an access with no lane on, ncu's op_misc)
 REQUESTS, WAVEFRONTS, CONFLICTS = range(3)      # counters[kind, ...]
 _KIND = ("ld", "st", "atom", "misc")
@@ -107,7 +108,8 @@ def make_state(spec: SharedMemSpec, n_sm: int, n_pcs: int, vector=None, sass: bo
                      np.int64(spec.ldsm_latency),
                      np.zeros(n_pcs, np.int64) if vector is None else np.ascontiguousarray(vector, np.int64),
                      np.zeros((n_sm, spec.mio_queue), np.int64), np.zeros(n_sm, np.int64),
-                     np.zeros((n_pcs, 2), np.int64) if idle is None else np.ascontiguousarray(idle, np.int64))
+                     np.zeros((n_pcs, 2), np.int64) if idle is None else np.ascontiguousarray(idle, np.int64),
+                     np.int64(sass))
 
 
 def counters(sm: SharedMem) -> dict:
@@ -158,13 +160,11 @@ def smem_access(sh, addrs, mask, size, kind, sm, pc, now, combined=False):
 
 
 @njit
-def idle_accesses(sh, sm, pc, now):
-    """A warp that jumped over a block ptxas predicated (the branch at `pc`, `now`) issues the block's shared
-    accesses with no lane on (`sh.idle[pc]`): each takes one wavefront of the pipe, filed as op_misc, and the
-    warp's next instruction waits for each dependent step's loads to come back through it (probe
-    predicated_shared: the H200 runs 4,096 trips of such a load-add-store 9% faster with every lane off than
-    with every lane on). Returns the cycle the warp may go on (`now` where the block has no shared access)."""
-    n, steps = sh.idle[pc, 0], sh.idle[pc, 1]
+def idle_accesses(sh, sm, n, steps, now):
+    """`n` shared accesses a warp issues at `now` with no lane on (SASS predicated off): each takes one wavefront
+    of the pipe, filed as op_misc, and what follows waits for `steps` dependent loads to come back through it
+    (probe predicated_shared: the H200 runs 4,096 trips of a load-add-store 9% faster with every lane off than
+    with every lane on). Returns the cycle that wait ends (`now` where n is 0)."""
     if n <= 0:
         return now
     sh.counters[MISC, REQUESTS] += n

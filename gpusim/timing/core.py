@@ -86,6 +86,7 @@ Units = namedtuple("Units", "sched scoreboard pipes fetch lsu smem l1 noc l2 dra
 ISSUED, DIVERGENT_DELAYS = range(2)      # core counters
 OP_MEMBAR, OP_EXIT, OP_RET, OP_BRA = oc.OP["membar"], oc.OP["exit"], oc.OP["ret"], oc.OP["bra"]
 OP_CP, OP_LDMATRIX = oc.OP["cp"], oc.OP["ldmatrix"]
+OP_LD, OP_ST = oc.OP["ld"], oc.OP["st"]
 CB_S2G, CB_TS2G = oc.CPBULK["s2g"], oc.CPBULK["tensor_s2g"]
 A_IDLE, A_CTA_DONE, A_FAULT = 0, 1, 2
 DIVERGENT = oc.CNT_DIVERGENT
@@ -214,6 +215,16 @@ def issue(P, M, U, counters, w, pc, now):
                 if acq > s.ready_at[w]:
                     s.ready_at[w] = acq
                     s.reason[w] = LONG_SCOREBOARD
+        elif (U.smem.sass != 0 and M.tr_info[TI_SPACE] == oc.SP_SHARED and M.tr_info[TI_ATOM] == 0
+              and (op == OP_LD or op == OP_ST)):
+            # the SASS model: a shared load or store whose PTX guard is false on every lane still issues, with no
+            # lane on: a wavefront of the pipe, and a load's register waits for it to come back
+            note_mio(s, sp, now)
+            lat = idle_accesses(U.smem, sm, 1, 1 if op == OP_LD else 0, now) - now
+            if op == OP_LD:
+                kind = KIND_SHORT
+            else:
+                lat = 1
         if op == OP_CP:        # cp.async: no register waits; wait_group waits for the bytes to land
             copy_issued(U.lsu.groups, w, now + lat)
             lat = 1
@@ -268,7 +279,8 @@ def issue(P, M, U, counters, w, pc, now):
     if (U.pipes.predicated[pc] > 0 and M.sp[w] > 0 and M.cnt[DIVERGENT] == diverged
             and M.spc[w, M.sp[w] - 1] == P.ins[pc, oc.F_TARGET]):
         more = U.pipes.predicated[pc]       # it jumped over a block ptxas predicated: the warp issues that anyway
-        idle_back = idle_accesses(U.smem, sm, pc, now)      # its shared accesses with no lane on, and their waits
+        # its shared accesses with no lane on, and the waits for their loads
+        idle_back = idle_accesses(U.smem, sm, U.smem.idle[pc, 0], U.smem.idle[pc, 1], now)
         if idle_back > s.ready_at[w]:
             s.ready_at[w] = idle_back
             s.reason[w] = SHORT_SCOREBOARD

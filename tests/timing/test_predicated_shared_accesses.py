@@ -55,3 +55,60 @@ def test_a_warp_with_no_lane_on_takes_a_wavefront_per_access_and_waits_as_on_the
             assert misc == 0
     ratio_hw = hw["lim 0"]["gpc__cycles_elapsed.max"] / hw["lim 256"]["gpc__cycles_elapsed.max"]   # 0.91
     assert cycles[0] / cycles[256] == pytest.approx(ratio_hw, abs=0.15)    # 0.44 with issue slots only
+
+
+GUARDED = """
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry guarded(.param .u64 out, .param .u32 iters, .param .u32 lim)
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<12>;
+    .reg .b64 %rd<4>;
+    .shared .align 4 .b8 s[4096];
+    mov.u32 %r1, %tid.x;
+    ld.param.u32 %r2, [iters];
+    ld.param.u32 %r3, [lim];
+    setp.lt.u32 %p1, %r1, %r3;
+    shl.b32 %r4, %r1, 2;
+    mov.u32 %r5, s;
+    add.u32 %r6, %r5, %r4;
+    st.shared.u32 [%r6], %r1;
+    bar.sync 0;
+    mov.u32 %r7, %r1;
+    mov.u32 %r8, 0;
+LOOP:
+    mad.lo.u32 %r7, %r7, 1664525, 1013904223;
+    @%p1 ld.shared.u32 %r9, [%r6];
+    @%p1 add.u32 %r7, %r7, %r9;
+    @%p1 st.shared.u32 [%r6+2048], %r7;
+    add.u32 %r8, %r8, 1;
+    setp.lt.u32 %p2, %r8, %r2;
+    @%p2 bra LOOP;
+    ld.param.u64 %rd1, [out];
+    cvta.to.global.u64 %rd2, %rd1;
+    mul.wide.u32 %rd3, %r1, 4;
+    add.u64 %rd2, %rd2, %rd3;
+    st.global.u32 [%rd2], %r7;
+    ret;
+}
+"""
+
+
+@pytest.mark.skipif(not HAVE_TOOLS, reason="no ptxas/nvdisasm")
+def test_a_shared_access_whose_ptx_guard_is_false_on_every_lane_still_issues_under_the_sass_model():
+    import gpusim
+    from gpusim.presets import get_preset
+    k = gpusim.load_ptx(GUARDED)["guarded"]
+    iters, res = 256, {}
+    for model in ("sass", "ptx"):
+        for lim in (256, 0):
+            out = np.zeros(256, np.uint32)
+            res[model, lim] = gpusim.launch(k, 1, 256, out, np.int32(iters), np.int32(lim), gpu=get_preset("h100"),
+                                            mode="timing", model=model)
+    misc = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_misc.sum"
+    assert res["sass", 0].metrics[misc] == 2 * iters * 8          # a load and a store a trip, eight warps
+    assert res["sass", 256].metrics[misc] == 0
+    assert res["sass", 0].cycles / res["sass", 256].cycles > 0.7  # the loads' round trip kept, as in the probe
+    assert res["ptx", 0].metrics[misc] == 0                       # the PTX model times lanes, not SASS
