@@ -160,16 +160,16 @@ def smem_access(sh, addrs, mask, size, kind, sm, pc, now, combined=False):
 
 
 @njit
-def idle_accesses(sh, sm, n, steps, now):
-    """`n` shared accesses a warp issues at `now` with no lane on (SASS predicated off): each takes one wavefront
-    of the pipe, filed as op_misc, and what follows waits for `steps` dependent loads to come back through it
-    (probe predicated_shared: the H200 runs 4,096 trips of a load-add-store 9% faster with every lane off than
-    with every lane on). Returns the cycle that wait ends (`now` where n is 0)."""
+def idle_accesses(sh, sm, n, steps, at):
+    """`n` shared accesses a warp issues with no lane on (SASS predicated off), the first at cycle `at`: each takes
+    one wavefront of the pipe, filed as op_misc, and what follows waits for `steps` dependent loads to come back
+    through it (probe predicated_shared: the H200 runs 4,096 trips of a load-add-store 9% faster with every lane
+    off than with every lane on). Returns the cycle that wait ends (`at` where n is 0)."""
     if n <= 0:
-        return now
+        return at
     sh.counters[MISC, REQUESTS] += n
     sh.counters[MISC, WAVEFRONTS] += n
-    start = max(now + 1, sh.mio_free[sm])
+    start = max(at, sh.mio_free[sm])
     sh.mio_free[sm] = start + n
     for _ in range(n):
         sh.ring[sm, sh.head[sm]] = start

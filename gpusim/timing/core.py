@@ -19,7 +19,6 @@ import numpy as np
 from gpusim.isa import opcodes as oc
 from gpusim.jit import njit
 from gpusim.memory.dsm import barrier_completed, remote_access
-from gpusim.memory.shared_banks import idle_accesses
 from gpusim.sm.asyncops import after_issue, async_ready, tma_requests
 from gpusim.sm.atomics import acquired, fence_ready
 from gpusim.sm.copygroups import copy_issued, group_op
@@ -34,7 +33,6 @@ from gpusim.sm.pipelines import (
     dispatch_hold,
     join_hold,
     occupy,
-    take_slots,
     warp_block,
     xu_only,
 )
@@ -66,8 +64,6 @@ from gpusim.sm.stalls import (
     MEMBAR,
     MIO_THROTTLE,
     NO_INSTRUCTION,
-    SELECTED,
-    SHORT_SCOREBOARD,
     WAIT,
     sampled_as,
 )
@@ -81,6 +77,7 @@ from gpusim.timing.events import (
     want_request,
 )
 from gpusim.timing.placement import retire_warp
+from gpusim.timing.slots import charge_slots, guard_off_shared, skipped_block
 
 Units = namedtuple("Units", "sched scoreboard pipes fetch lsu smem l1 noc l2 dram residency asyncu dsm events")
 ISSUED, DIVERGENT_DELAYS = range(2)      # core counters
@@ -217,14 +214,7 @@ def issue(P, M, U, counters, w, pc, now):
                     s.reason[w] = LONG_SCOREBOARD
         elif (U.smem.sass != 0 and M.tr_info[TI_SPACE] == oc.SP_SHARED and M.tr_info[TI_ATOM] == 0
               and (op == OP_LD or op == OP_ST)):
-            # the SASS model: a shared load or store whose PTX guard is false on every lane still issues, with no
-            # lane on: a wavefront of the pipe, and a load's register waits for it to come back
-            note_mio(s, sp, now)
-            lat = idle_accesses(U.smem, sm, 1, 1 if op == OP_LD else 0, now) - now
-            if op == OP_LD:
-                kind = KIND_SHORT
-            else:
-                lat = 1
+            lat, kind = guard_off_shared(U, sp, sm, op == OP_LD, now)   # its PTX guard false on every lane
         if op == OP_CP:        # cp.async: no register waits; wait_group waits for the bytes to land
             copy_issued(U.lsu.groups, w, now + lat)
             lat = 1
@@ -278,25 +268,8 @@ def issue(P, M, U, counters, w, pc, now):
     more = 0
     if (U.pipes.predicated[pc] > 0 and M.sp[w] > 0 and M.cnt[DIVERGENT] == diverged
             and M.spc[w, M.sp[w] - 1] == P.ins[pc, oc.F_TARGET]):
-        more = U.pipes.predicated[pc]       # it jumped over a block ptxas predicated: the warp issues that anyway
-        # its shared accesses with no lane on, and the waits for their loads
-        idle_back = idle_accesses(U.smem, sm, U.smem.idle[pc, 0], U.smem.idle[pc, 1], now)
-        if idle_back > s.ready_at[w]:
-            s.ready_at[w] = idle_back
-            s.reason[w] = SHORT_SCOREBOARD
-    extra = take_slots(U.pipes, sp, pc, more)
-    if extra > 0:
-        if s.next_event[sp] < now + 1 + extra:
-            s.next_event[sp] = now + 1 + extra
-        k = (U.pipes.slots[pc] + more + SLOT - 1) // SLOT     # its own SASS instructions issue one after another
-        if s.ready_at[w] < now + k:
-            s.ready_at[w] = now + k
-        if k > 1:       # the warp issues in those cycles: ncu samples it as selected, not stalled
-            s.accounted_until[w] = now + k
-            s.stall[SELECTED] += k - 1
-            s.pc_stall[pc, SELECTED] += k - 1
-    elif extra < 0 and s.next_event[sp] == now + 1:
-        s.next_event[sp] = now
+        more = skipped_block(U, w, pc, sm, now)     # it jumped over a block ptxas predicated: issued anyway
+    extra = charge_slots(U, sp, w, pc, more, now)
     if U.pipes.disp_hold[pc] > 0:       # an IMAD.HI: the sub-partition dispatches nothing for a while after it
         start = now + 1 + max(extra, 0)
         hold_dispatch(s, sp, start, start + (U.pipes.disp_hold[pc] + SLOT - 1) // SLOT, True)
